@@ -1,0 +1,154 @@
+/**
+ * The public contract of a speech-engine plugin.
+ *
+ * A plugin module (built in under `engines/<id>/index.ts`, or a third-party module named in config `plugins`)
+ * exports a cheap {@link EngineDefinition}: `export default defineEngine({...})` or a named export `engine`
+ * (an array of definitions is accepted too). The definition is read at boot and checked; nothing heavy may
+ * happen at import time. Native code is imported lazily inside {@link EngineDefinition.create} or
+ * {@link EngineInstance.load}.
+ *
+ * Engines with `isolation: 'process'` (the default) run inside a child process (the engine host) that imports
+ * the same module, so a native crash, abort or hang never reaches the API process. Their options and
+ * results must therefore be structured-cloneable.
+ */
+import type { Static, TSchema } from '@sinclair/typebox'
+
+/** Minimal logger handed to plugins (a pino logger in practice). */
+export interface PluginLogger {
+  debug(obj: unknown, msg?: string): void
+  info(obj: unknown, msg?: string): void
+  warn(obj: unknown, msg?: string): void
+  error(obj: unknown, msg?: string): void
+}
+
+/** What an engine can do with the model its options select. Shown by `GET /v1/engines`. */
+export interface EngineCapabilities {
+  /** True when custom words (hotwords) bias recognition with the configured model. */
+  customWords: boolean
+  /** True when results carry per-word timings. */
+  wordTimestamps: boolean
+  /** True when results carry segment timings. */
+  segmentTimestamps: boolean
+  /** Languages the model transcribes (BCP-47 / ISO 639-1 codes), or `['*']` when not restricted. */
+  languages: string[]
+  /**
+   * Longest piece of audio, in seconds, the engine accepts in one call. Longer audio is cut at pauses by the
+   * kernel's VAD before it reaches the engine. `null` means no limit.
+   */
+  maxAudioSeconds: number | null
+}
+
+/** One custom word of the dictionary, as the engine receives it. */
+export interface EngineCustomWord {
+  /** Canonical form, as it should appear in transcripts. */
+  text: string
+  /** Boost weight in (0, 100], or null for the engine's default. */
+  weight: number | null
+  /** Alternative spoken forms (lower-case). */
+  aliases: string[]
+}
+
+/** One transcription request, as the engine receives it. */
+export interface EngineTranscribeRequest {
+  /** 16 kHz mono PCM, float samples in [-1, 1]. */
+  samples: Float32Array
+  /** The dictionary's custom words; engines without the `customWords` capability ignore them. */
+  customWords: EngineCustomWord[]
+  /** Optional language hint (ISO 639-1), when the caller gave one. */
+  language?: string
+  /** Optional prompt / context text, for engines that take one. */
+  prompt?: string
+  /** Offset of this piece in the whole recording, in seconds (timings in the result are relative to it). */
+  offsetSeconds?: number
+}
+
+export interface TranscriptWord {
+  word: string
+  /** Seconds from the start of the piece. */
+  start: number
+  end: number
+  /** 0..1 where the engine gives one. */
+  confidence?: number
+}
+
+export interface TranscriptSegment {
+  text: string
+  /** Seconds from the start of the piece. */
+  start: number
+  end: number
+}
+
+/** What an engine returns for one piece of audio. */
+export interface EngineTranscribeResult {
+  /** The recognised text (custom-word aliases already written back as their canonical text). */
+  text: string
+  /**
+   * The engine's own certainty mapped to 0..1, or null when the engine gives none (the kernel then
+   * reports a documented fallback).
+   */
+  confidence: number | null
+  words?: TranscriptWord[]
+  segments?: TranscriptSegment[]
+  /** Language detected or used, when known. */
+  language?: string
+  /** Diagnostics (e.g. the hotwords handed to the recognizer); never shown to API clients by default. */
+  debug?: Record<string, unknown>
+}
+
+/** Everything an engine instance is given when created. */
+export interface EngineContext<O = unknown> {
+  /** The engine's options (config `speech.engines.<id>`), validated against its schema, defaults applied. */
+  options: O
+  /** dictum's data directory. */
+  dataDir: string
+  /** Where downloaded models live (`<dataDir>/models`). */
+  modelsDir: string
+  logger: PluginLogger
+}
+
+/** The result of a cheap availability check. */
+export type EngineProbe = { available: true } | { available: false; reason: string; fix?: string }
+
+/** A live engine: holds the model. */
+export interface EngineInstance {
+  /**
+   * Loads the model. Called once before the first `transcribe`; the kernel makes parallel first requests
+   * share one load. Throwing here marks the engine `failed` with the error's message.
+   */
+  load(): Promise<void>
+  /** Transcribes one piece of audio (no longer than `capabilities.maxAudioSeconds`). */
+  transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
+  /** Releases the model and every native resource. Safe to call twice. */
+  close(): Promise<void>
+}
+
+/** The cheap, static description of an engine plugin. */
+export interface EngineDefinition<S extends TSchema = TSchema> {
+  /** Unique id: lower-case letters, digits and dashes. Config selects it with `speech.engine`. */
+  id: string
+  /** Human name, as reported in `provider` of transcription results. May depend on the options. */
+  displayName: string | ((options: Static<S>) => string)
+  /** One line about the engine, for `GET /v1/engines` and `dictum engines`. */
+  description?: string
+  /** TypeBox schema of the engine's options (config `speech.engines.<id>`); defaults are applied. */
+  optionsSchema: S
+  /** Capabilities with the given options (e.g. `customWords` depends on the configured model). */
+  capabilities(options: Static<S>): EngineCapabilities
+  /**
+   * `'process'` (default): the engine runs in a child process; a crash or hang cannot take the API down.
+   * `'none'`: the engine runs in the API process (only for engines without native code, e.g. remote).
+   */
+  isolation?: 'process' | 'none'
+  /**
+   * Cheap availability check (library present, model folder present). Runs in the API process, so it must
+   * not load native code that could crash. Omitted: always available.
+   */
+  probe?(context: EngineContext<Static<S>>): Promise<EngineProbe>
+  /** Creates an instance. Must be cheap; heavy work belongs in `load()`. */
+  create(context: EngineContext<Static<S>>): EngineInstance | Promise<EngineInstance>
+}
+
+/** Identity helper that gives plugin authors type inference for their options. */
+export function defineEngine<S extends TSchema>(definition: EngineDefinition<S>): EngineDefinition<S> {
+  return definition
+}
