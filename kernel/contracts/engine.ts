@@ -124,6 +124,8 @@ export interface EngineInstance {
 
 /** The cheap, static description of an engine plugin. */
 export interface EngineDefinition<S extends TSchema = TSchema> {
+  /** Marks the definition as an engine (set by {@link defineEngine}; required when not using it). */
+  kind?: 'engine'
   /** Unique id: lower-case letters, digits and dashes. Config selects it with `speech.engine`. */
   id: string
   /** Human name, as reported in `provider` of transcription results. May depend on the options. */
@@ -150,5 +152,5 @@ export interface EngineDefinition<S extends TSchema = TSchema> {
 
 /** Identity helper that gives plugin authors type inference for their options. */
 export function defineEngine<S extends TSchema>(definition: EngineDefinition<S>): EngineDefinition<S> {
-  return definition
+  return { ...definition, kind: 'engine' }
 }

@@ -56,6 +56,8 @@ export interface ProviderInstance {
 }
 
 export interface ProviderDefinition<S extends TSchema = TSchema> {
+  /** Marks the definition as a provider (set by {@link defineProvider}; required when not using it). */
+  kind?: 'provider'
   /** Unique id, lower-case letters, digits and dashes. Config selects it with `ai.provider`. */
   id: string
   displayName: string
@@ -71,5 +73,5 @@ export interface ProviderDefinition<S extends TSchema = TSchema> {
 }
 
 export function defineProvider<S extends TSchema>(definition: ProviderDefinition<S>): ProviderDefinition<S> {
-  return definition
+  return { ...definition, kind: 'provider' }
 }
