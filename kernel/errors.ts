@@ -71,6 +71,10 @@ const catalogue = {
   // Post-processing
   NO_AI_PROVIDER: { status: 400, message: 'No AI provider is configured.' },
   EMPTY_TEXT: { status: 400, message: 'Text body is empty.' },
+  MISSING_TEXT: {
+    status: 400,
+    message: 'Missing text: send {"text": "..."} as JSON or the text itself as text/plain.',
+  },
   INVALID_TEXT_JSON: { status: 400, message: 'Invalid JSON text payload.' },
   TEXT_NOT_UTF8: { status: 400, message: 'Text body must be UTF-8.' },
   PROVIDER_NOT_FOUND: { status: 400, message: (d) => `AI provider not found: ${d}` },

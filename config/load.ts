@@ -1,0 +1,149 @@
+/**
+ * Builds the one frozen config: defaults < file < env < flags (DECISIONS.md). Every invalid key is reported
+ * at once, each with its path, in one CONFIG_INVALID error.
+ */
+import { readFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { Value } from '@sinclair/typebox/value'
+import { errors } from '../kernel/errors.ts'
+import { ConfigSchema, type DictumConfig } from './schema.ts'
+
+/** Command-line flags that override config (DECISIONS.md). */
+export interface ConfigFlags {
+  config?: string
+  host?: string
+  port?: string | number
+  dataDir?: string
+}
+
+export interface LoadedConfig {
+  config: Readonly<DictumConfig>
+  /** The config file read, or null when none exists (defaults apply). */
+  file: string | null
+}
+
+export interface LoadOptions {
+  flags?: ConfigFlags
+  env?: NodeJS.ProcessEnv
+  /** Working directory for relative flag paths. */
+  cwd?: string
+}
+
+/** The config file path: --config, else DICTUM_CONFIG, else $XDG_CONFIG_HOME/dictum/config.json. */
+export function configFilePath(
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { path: string; explicit: boolean } {
+  const given = flags.config ?? env.DICTUM_CONFIG
+  if (given) return { path: path.resolve(cwd, given), explicit: true }
+  const base = env.XDG_CONFIG_HOME || path.join(env.HOME || homedir(), '.config')
+  return { path: path.join(base, 'dictum', 'config.json'), explicit: false }
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_DATA_HOME || path.join(env.HOME || homedir(), '.local', 'share')
+  return path.join(base, 'dictum')
+}
+
+/** Reads and parses the config file; a missing file is fine unless it was named explicitly. */
+export function readConfigFile(file: string, explicit: boolean): Record<string, unknown> | null {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' && !explicit) return null
+    throw errors.CONFIG_UNREADABLE(`${file}: ${code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    throw errors.CONFIG_UNREADABLE(`${file}: invalid JSON (${(err as Error).message})`)
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw errors.CONFIG_UNREADABLE(`${file}: the top level must be a JSON object`)
+  }
+  return parsed as Record<string, unknown>
+}
+
+/** Validates a raw config object (defaults applied) and returns it frozen, or throws with every problem. */
+export function resolveConfig(raw: Record<string, unknown>, problems: string[] = []): Readonly<DictumConfig> {
+  const withDefaults = Value.Default(ConfigSchema, structuredClone(raw)) as Record<string, unknown>
+  for (const error of Value.Errors(ConfigSchema, withDefaults)) {
+    const where = error.path === '' ? '(top level)' : error.path.slice(1).replaceAll('/', '.')
+    problems.push(`${where}: ${error.message}`)
+  }
+  if (problems.length > 0) throw errors.CONFIG_INVALID(problems.map((p) => `  - ${p}`).join('\n'))
+  return deepFreeze(withDefaults as DictumConfig)
+}
+
+/** Loads the config from file, env and flags. Throws CONFIG_UNREADABLE or CONFIG_INVALID. */
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const flags = options.flags ?? {}
+  const env = options.env ?? process.env
+  const cwd = options.cwd ?? process.cwd()
+  const where = configFilePath(flags, env, cwd)
+  const fromFile = readConfigFile(where.path, where.explicit)
+  const file = fromFile === null ? null : where.path
+  const raw = applyOverrides(fromFile ?? {}, file, flags, env, cwd)
+  return { config: resolveConfig(raw.value, raw.problems), file }
+}
+
+interface Overridden {
+  value: Record<string, unknown>
+  problems: string[]
+}
+
+function applyOverrides(
+  fromFile: Record<string, unknown>,
+  file: string | null,
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Overridden {
+  const value = structuredClone(fromFile)
+  const problems: string[] = []
+  const baseDir = file ? path.dirname(file) : cwd
+  if (!isObject(value.api)) value.api = {}
+  const api = value.api as Record<string, unknown>
+  if (typeof value.dataDir === 'string') value.dataDir = path.resolve(baseDir, value.dataDir)
+  if (Array.isArray(value.plugins)) {
+    value.plugins = value.plugins.map((p) =>
+      typeof p === 'string' && isPathLike(p) ? path.resolve(baseDir, p) : p,
+    )
+  }
+  const host = flags.host ?? env.DICTUM_HOST
+  if (host !== undefined) api.host = host
+  const port = flags.port ?? env.DICTUM_PORT
+  if (port !== undefined) {
+    const n = typeof port === 'number' ? port : /^\d+$/.test(port.trim()) ? Number(port) : Number.NaN
+    if (Number.isInteger(n)) api.port = n
+    else
+      problems.push(
+        `api.port: ${flags.port !== undefined ? '--port' : 'DICTUM_PORT'} must be an integer, got "${port}"`,
+      )
+  }
+  const dataDir = flags.dataDir ?? env.DICTUM_DATA_DIR
+  if (dataDir !== undefined) value.dataDir = path.resolve(cwd, dataDir)
+  if (value.dataDir === undefined) value.dataDir = defaultDataDir(env)
+  return { value, problems }
+}
+
+function isPathLike(specifier: string): boolean {
+  return specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('~')
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key])
+  }
+  return value
+}

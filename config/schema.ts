@@ -1,0 +1,179 @@
+/**
+ * The configuration schema: the single source of truth for config keys, their types and defaults.
+ * Key names are fixed by DECISIONS.md; scripts rely on them.
+ */
+import { type Static, Type } from '@sinclair/typebox'
+
+export const ApiSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'Serve the local HTTP API.' }),
+    host: Type.String({ default: '127.0.0.1', minLength: 1, description: 'Address to bind.' }),
+    port: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      default: 47733,
+      description: 'TCP port (0: any free).',
+    }),
+    token: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'When set, every request needs `Authorization: Bearer <token>`.',
+    }),
+    allowedOrigins: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Browser origins (besides loopback ones) allowed to call the API.',
+    }),
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Host header names (besides loopback ones) accepted, e.g. a LAN name when binding 0.0.0.0.',
+    }),
+    bodyLimit: Type.Integer({
+      minimum: 1024,
+      default: 1_048_576,
+      description: 'Body limit (bytes), non-audio.',
+    }),
+    audioBodyLimit: Type.Integer({
+      minimum: 1024,
+      default: 25_000_000,
+      description: 'Request body limit (bytes) of audio uploads such as /v1/transcribe.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const SpeechSchema = Type.Object(
+  {
+    engine: Type.String({ default: 'pocketsphinx', minLength: 1, description: 'Id of the selected engine.' }),
+    engines: Type.Record(Type.String(), Type.Unknown(), {
+      default: {},
+      description: 'Options of each engine, by engine id.',
+    }),
+    concurrency: Type.Integer({
+      minimum: 1,
+      maximum: 64,
+      default: 1,
+      description: 'Transcriptions one engine runs at once (each is an engine process with its own model).',
+    }),
+    timeoutMs: Type.Integer({
+      minimum: 100,
+      default: 300_000,
+      description: 'A transcription of one piece taking longer is stopped (the engine process is restarted).',
+    }),
+    loadTimeoutMs: Type.Integer({ minimum: 100, default: 120_000, description: 'Model load time limit.' }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const AudioSchema = Type.Object(
+  {
+    ffmpegPath: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'ffmpeg binary for non-WAV formats (else env FFMPEG_PATH, ffmpeg-static, PATH).',
+    }),
+    maxSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 7200,
+      description: 'Longest audio accepted, in seconds.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const VadSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'Cut long audio at pauses with Silero VAD.' }),
+    model: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'Path of silero_vad.onnx (else the installed catalog model `silero-vad`).',
+    }),
+    threshold: Type.Number({ minimum: 0.05, maximum: 0.95, default: 0.5 }),
+    minSilenceSeconds: Type.Number({ minimum: 0.05, maximum: 5, default: 0.5 }),
+    minSpeechSeconds: Type.Number({ minimum: 0.05, maximum: 5, default: 0.25 }),
+    maxSegmentSeconds: Type.Union([Type.Number({ minimum: 1, maximum: 600 }), Type.Null()], {
+      default: null,
+      description: 'Longest piece sent to the engine (default: the engine’s own window).',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const ModelsSchema = Type.Object(
+  {
+    autoPull: Type.Boolean({ default: false, description: 'Download the selected model on first use.' }),
+    mirror: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'Base URL of a mirror that serves the catalog archives by file name.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const AiSchema = Type.Object(
+  {
+    provider: Type.String({
+      default: 'none',
+      minLength: 1,
+      description: 'Id of the AI provider, or `none`.',
+    }),
+    providers: Type.Record(Type.String(), Type.Unknown(), {
+      default: {},
+      description: 'Options of each provider, by provider id.',
+    }),
+    timeoutMs: Type.Integer({ minimum: 100, default: 30_000, description: 'Post-processing time limit.' }),
+    appPrompts: Type.Record(Type.String(), Type.String(), {
+      default: {},
+      description: 'Prompt per application name (dictation `appName`), overriding the provider prompt.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const HistorySchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'Keep a history of dictations.' }),
+    maxEntries: Type.Integer({
+      minimum: 1,
+      default: 10_000,
+      description: 'Oldest entries beyond this are removed.',
+    }),
+    recordTranscribe: Type.Boolean({ default: false, description: 'Also record /v1/transcribe results.' }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const LogSchema = Type.Object(
+  {
+    level: Type.Union(
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+      { default: 'info' },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const ConfigSchema = Type.Object(
+  {
+    api: ApiSchema,
+    dataDir: Type.String({ minLength: 1, description: 'Holds the database and downloaded models.' }),
+    speech: SpeechSchema,
+    audio: AudioSchema,
+    vad: VadSchema,
+    models: ModelsSchema,
+    ai: AiSchema,
+    history: HistorySchema,
+    plugins: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Extra engine/provider modules: paths (relative to the config file) or package names.',
+    }),
+    log: LogSchema,
+  },
+  { additionalProperties: false },
+)
+
+export type DictumConfig = Static<typeof ConfigSchema>
+
+/** Where each part of the config came from, for `dictum config` and reload. */
+export interface ConfigSources {
+  /** The config file in force, or null when none was found (defaults apply). */
+  file: string | null
+}

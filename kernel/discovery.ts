@@ -1,0 +1,169 @@
+/**
+ * Finds engine and provider plugins: the built-in folders (`engines/<id>/index.ts`, `providers/<id>/index.ts`)
+ * and the modules named in config `plugins` (paths or package names). Every definition's metadata is checked
+ * here, at boot, so a broken plugin is a clear boot error naming the plugin, never a failure at first request.
+ */
+import { existsSync, readdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { KindGuard } from '@sinclair/typebox'
+import type { EngineDefinition } from './contracts/engine.ts'
+import type { ProviderDefinition } from './contracts/provider.ts'
+import { errors } from './errors.ts'
+
+export interface Discovered<D> {
+  definition: D
+  /** What the engine host imports to find the definition again: an absolute file path or a package name. */
+  source: string
+  builtIn: boolean
+}
+
+export interface DiscoveryResult {
+  engines: Map<string, Discovered<EngineDefinition>>
+  providers: Map<string, Discovered<ProviderDefinition>>
+}
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+const ID = /^[a-z0-9][a-z0-9-]{0,62}$/
+
+/** Built-in plugin entry files of one folder (`engines` or `providers`). */
+export function builtInModules(folder: 'engines' | 'providers', root = REPO_ROOT): string[] {
+  const dir = path.join(root, folder)
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) =>
+      ['index.ts', 'index.js']
+        .map((f) => path.join(dir, entry.name, f))
+        .filter(existsSync)
+        .slice(0, 1),
+    )
+}
+
+/** Resolves a config `plugins` entry (absolute path or package name) to an importable specifier. */
+export function resolvePluginSpecifier(specifier: string, baseDir: string): string {
+  if (path.isAbsolute(specifier)) return specifier
+  try {
+    return createRequire(path.join(baseDir, 'noop.js')).resolve(specifier)
+  } catch {
+    return specifier
+  }
+}
+
+/** Imports every plugin module and checks every definition; throws PLUGIN_* errors naming the module. */
+export async function discoverPlugins(options: {
+  plugins: readonly string[]
+  baseDir?: string
+  root?: string
+}) {
+  const result: DiscoveryResult = { engines: new Map(), providers: new Map() }
+  const modules = [
+    ...builtInModules('engines', options.root).map((source) => ({
+      source,
+      builtIn: true,
+      kind: 'engine' as const,
+    })),
+    ...builtInModules('providers', options.root).map((source) => ({
+      source,
+      builtIn: true,
+      kind: 'provider' as const,
+    })),
+    ...options.plugins.map((p) => ({
+      source: resolvePluginSpecifier(p, options.baseDir ?? process.cwd()),
+      builtIn: false,
+      kind: null,
+    })),
+  ]
+  for (const module of modules) {
+    const exported = await importPlugin(module.source)
+    const definitions = collectDefinitions(exported, module.source)
+    for (const definition of definitions) {
+      const kind = (definition.kind as string | undefined) ?? module.kind
+      const name = `${module.source}: ${String(definition.id ?? '(no id)')}`
+      if (kind === 'engine') add(result.engines, checkEngine(definition, name), module)
+      else if (kind === 'provider') add(result.providers, checkProvider(definition, name), module)
+      else
+        throw errors.PLUGIN_INVALID(
+          `${name}: kind must be "engine" or "provider" (use defineEngine/defineProvider)`,
+        )
+    }
+  }
+  return result
+}
+
+function add<D extends { id: string }>(
+  into: Map<string, Discovered<D>>,
+  definition: D,
+  module: { source: string; builtIn: boolean },
+): void {
+  const existing = into.get(definition.id)
+  if (existing) {
+    throw errors.PLUGIN_DUPLICATE(
+      `"${definition.id}" is defined by ${existing.source} and by ${module.source}`,
+    )
+  }
+  into.set(definition.id, { definition, source: module.source, builtIn: module.builtIn })
+}
+
+async function importPlugin(source: string): Promise<Record<string, unknown>> {
+  try {
+    const specifier = path.isAbsolute(source) ? pathToFileURL(source).href : source
+    return (await import(specifier)) as Record<string, unknown>
+  } catch (err) {
+    throw errors.PLUGIN_LOAD_FAILED(`${source}: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+type Loose = Record<string, unknown> & { kind?: unknown; id?: unknown }
+
+function collectDefinitions(exported: Record<string, unknown>, source: string): Loose[] {
+  const found: unknown[] = []
+  for (const key of ['default', 'engine', 'engines', 'provider', 'providers']) {
+    const value = exported[key]
+    if (value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) if (!found.includes(item)) found.push(item)
+  }
+  if (found.length === 0) {
+    throw errors.PLUGIN_INVALID(
+      `${source}: exports no definition (default export, or named "engine" / "provider")`,
+    )
+  }
+  for (const item of found) {
+    if (item === null || typeof item !== 'object')
+      throw errors.PLUGIN_INVALID(`${source}: an export is not an object`)
+  }
+  return found as Loose[]
+}
+
+function checkCommon(d: Loose, name: string): string[] {
+  const problems: string[] = []
+  if (typeof d.id !== 'string' || !ID.test(d.id))
+    problems.push('id must be lower-case letters, digits and dashes')
+  if (typeof d.displayName !== 'string' && typeof d.displayName !== 'function') {
+    problems.push('displayName must be a string or a function')
+  }
+  if (!KindGuard.IsSchema(d.optionsSchema)) problems.push('optionsSchema must be a TypeBox schema')
+  if (typeof d.capabilities !== 'function') problems.push('capabilities must be a function')
+  if (typeof d.create !== 'function') problems.push('create must be a function')
+  if (problems.length > 0) throw errors.PLUGIN_INVALID(`${name}: ${problems.join('; ')}`)
+  return problems
+}
+
+function checkEngine(d: Loose, name: string): EngineDefinition {
+  checkCommon(d, name)
+  if (d.isolation !== undefined && d.isolation !== 'process' && d.isolation !== 'none') {
+    throw errors.PLUGIN_INVALID(`${name}: isolation must be "process" or "none"`)
+  }
+  if (d.probe !== undefined && typeof d.probe !== 'function') {
+    throw errors.PLUGIN_INVALID(`${name}: probe must be a function`)
+  }
+  return d as unknown as EngineDefinition
+}
+
+function checkProvider(d: Loose, name: string): ProviderDefinition {
+  checkCommon(d, name)
+  if (d.id === 'none') throw errors.PLUGIN_INVALID(`${name}: "none" is reserved (it means no provider)`)
+  return d as unknown as ProviderDefinition
+}

@@ -1,0 +1,44 @@
+/**
+ * Where every error becomes a response: catalogue errors as they are, Fastify's own errors translated into
+ * the catalogue once, anything else a 500 whose body carries no stack trace or internal path.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { type DictumError, type ErrorCode, errorBody, errors, isDictumError } from '../errors.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The catalogue error for a body that is not valid JSON on this route. */
+    jsonError?: ErrorCode
+  }
+}
+
+export function toDictumError(error: FastifyError | Error, request: FastifyRequest): DictumError {
+  if (isDictumError(error)) return error
+  const fastifyError = error as FastifyError
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.REQUEST_TOO_LARGE()
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': {
+      const code = request.routeOptions.config.jsonError
+      return code ? errors[code]() : errors.INVALID_REQUEST('the body is not valid JSON.')
+    }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.UNSUPPORTED_MEDIA_TYPE(String(request.headers['content-type'] ?? 'none'))
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.INVALID_REQUEST('the Content-Length header does not match the body.')
+  }
+  if (fastifyError.validation) return errors.INVALID_REQUEST(`${fastifyError.message}.`)
+  const status = fastifyError.statusCode ?? 500
+  if (status >= 400 && status < 500)
+    return errors.INVALID_REQUEST(`${fastifyError.message.replace(/\.$/, '')}.`)
+  return errors.INTERNAL(undefined, { cause: error })
+}
+
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  const translated = toDictumError(error, request)
+  if (translated.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+  else request.log.debug({ code: translated.code }, translated.message)
+  if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
+  return reply.code(translated.statusCode).send(errorBody(translated))
+}

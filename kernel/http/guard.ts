@@ -1,0 +1,79 @@
+/**
+ * Stops web pages from driving the local API (DECISIONS.md "Security"): the Host header must be a loopback
+ * name (DNS rebinding), an Origin header must be a loopback origin or listed in `api.allowedOrigins`
+ * (cross-site requests), and when `api.token` is set every request needs `Authorization: Bearer <token>`.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ConfigStore } from '../config-store.ts'
+import { errors } from '../errors.ts'
+
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '::1', '[::1]'])
+
+/** `localhost`, `*.localhost`, 127.0.0.0/8, ::1 (with or without brackets / port). */
+export function isLoopbackHostname(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '')
+  if (LOOPBACK_HOSTNAMES.has(name) || name.endsWith('.localhost')) return true
+  return /^127(\.\d{1,3}){3}$/.test(name) && name.split('.').every((octet) => Number(octet) <= 255)
+}
+
+/** The host name of a Host header value (`[::1]:8080` -> `[::1]`, `example.com:80` -> `example.com`). */
+export function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1)
+  return host.split(':')[0] ?? ''
+}
+
+function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  if (allowed.includes(origin)) return true
+  try {
+    const url = new URL(origin)
+    return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHostname(url.hostname)
+  } catch {
+    return false
+  }
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(header ?? '')
+  if (!match) return false
+  const given = Buffer.from(match[1]!.trim())
+  const expected = Buffer.from(token)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+export function createGuard(configStore: ConfigStore) {
+  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const api = configStore.current.api
+    const host = request.headers.host ?? ''
+    const hostname = hostnameOf(host)
+    if (
+      !isLoopbackHostname(hostname) &&
+      !api.allowedHosts.includes(hostname) &&
+      !api.allowedHosts.includes(host)
+    ) {
+      throw errors.FORBIDDEN_HOST()
+    }
+    const origin = request.headers.origin
+    if (origin !== undefined) {
+      if (!originAllowed(origin, api.allowedOrigins)) throw errors.FORBIDDEN_ORIGIN()
+      reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+        // CORS preflight of an allowed origin: answered here, before routing (no route has OPTIONS).
+        reply
+          .header('Access-Control-Allow-Methods', 'GET, POST')
+          .header(
+            'Access-Control-Allow-Headers',
+            'Authorization, Content-Type, X-Filename, X-App-Name, X-Window-Title',
+          )
+          .header('Access-Control-Max-Age', '600')
+          .code(204)
+          .send()
+        return reply
+      }
+    }
+    if (api.token !== null && !tokenMatches(request.headers.authorization, api.token)) {
+      reply.header('WWW-Authenticate', 'Bearer')
+      throw errors.UNAUTHORIZED()
+    }
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The AI-provider registry: every discovered provider, the selected one (`ai.provider`), one instance per
+ * provider created on first use (single-flight), recreated when its options change. Provider failures are
+ * translated here into catalogue errors naming the provider, with every secret option value redacted.
+ */
+import type { DictumConfig } from '../config/schema.ts'
+import type { ConfigStore } from './config-store.ts'
+import type { PluginLogger } from './contracts/engine.ts'
+import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from './contracts/provider.ts'
+import type { Discovered, DiscoveryResult } from './discovery.ts'
+import { type DictumError, errors, isDictumError } from './errors.ts'
+import { resolveOptions } from './plugin-options.ts'
+
+export interface ProviderStatus {
+  id: string
+  displayName: string
+  description: string
+  status: 'discovered' | 'loading' | 'ready' | 'failed'
+  reason: string | null
+  capabilities: ProviderCapabilities
+  active: boolean
+  builtIn: boolean
+}
+
+export interface ProcessOutcome {
+  text: string
+  /** The provider id. */
+  provider: string
+  model: string
+}
+
+interface Live {
+  key: string
+  instance: Promise<ProviderInstance>
+  state: 'loading' | 'ready' | 'failed'
+  error: string | null
+}
+
+export class ProviderRegistry {
+  readonly #providers: Map<string, Discovered<ProviderDefinition>>
+  readonly #config: ConfigStore
+  readonly #logger: PluginLogger
+  readonly #live = new Map<string, Live>()
+
+  constructor(deps: { discovery: DiscoveryResult; configStore: ConfigStore; logger: PluginLogger }) {
+    this.#providers = deps.discovery.providers
+    this.#config = deps.configStore
+    this.#logger = deps.logger
+    deps.configStore.onChange((next) => this.#reconfigure(next))
+  }
+
+  /** The selected provider id, or `none`. */
+  get activeId(): string {
+    return this.#config.current.ai.provider
+  }
+
+  list(): ProviderStatus[] {
+    return [...this.#providers.values()].map(({ definition, builtIn }) => {
+      const options = this.#options(definition)
+      const live = this.#live.get(definition.id)
+      return {
+        id: definition.id,
+        displayName: definition.displayName,
+        description: definition.description ?? '',
+        status: live?.state ?? 'discovered',
+        reason: live?.error ?? null,
+        capabilities: definition.capabilities(options as never),
+        active: definition.id === this.activeId,
+        builtIn,
+      }
+    })
+  }
+
+  /**
+   * Runs the selected provider on `text`. Throws NO_AI_PROVIDER when none is selected, PROVIDER_TIMEOUT after
+   * `ai.timeoutMs`, PROVIDER_FAILED for anything the provider throws.
+   */
+  async process(
+    text: string,
+    request: { appName?: string; signal?: AbortSignal } = {},
+  ): Promise<ProcessOutcome> {
+    const id = this.activeId
+    if (id === 'none') throw errors.NO_AI_PROVIDER()
+    const found = this.#providers.get(id)
+    if (!found) throw errors.PROVIDER_NOT_FOUND(`"${id}".`)
+    const { definition } = found
+    const options = this.#options(definition) as Record<string, unknown>
+    const ai = this.#config.current.ai
+    const timeout = AbortSignal.timeout(ai.timeoutMs)
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
+    const appPrompt = request.appName ? ai.appPrompts[request.appName] : undefined
+    const prompt = appPrompt ?? (typeof options.prompt === 'string' ? options.prompt : undefined)
+    try {
+      const instance = await this.#instance(definition, options)
+      const result = await raceAbort(
+        instance.process(
+          { text, ...(prompt ? { prompt } : {}), ...(request.appName ? { appName: request.appName } : {}) },
+          signal,
+        ),
+        signal,
+      )
+      if (typeof result?.text !== 'string') throw new Error('the provider returned no text')
+      return {
+        text: result.text,
+        provider: id,
+        model: result.model || definition.defaultModel?.(options as never) || '',
+      }
+    } catch (err) {
+      throw this.#translate(err, definition, options, timeout.aborted)
+    }
+  }
+
+  async close(): Promise<void> {
+    const live = [...this.#live.values()]
+    this.#live.clear()
+    await Promise.allSettled(live.map(async (l) => (await l.instance).close?.()))
+  }
+
+  #options(definition: ProviderDefinition): unknown {
+    const raw = this.#config.current.ai.providers[definition.id]
+    const result = resolveOptions(definition.optionsSchema, raw, `ai.providers.${definition.id}`)
+    if (!result.ok) throw errors.PROVIDER_UNAVAILABLE(`invalid options: ${result.problems.join('; ')}.`)
+    return result.value
+  }
+
+  #instance(definition: ProviderDefinition, options: unknown): Promise<ProviderInstance> {
+    const key = JSON.stringify(options)
+    const live = this.#live.get(definition.id)
+    if (live && live.key === key && live.state !== 'failed') return live.instance
+    if (live) void live.instance.then((i) => i.close?.()).catch(() => {})
+    const entry: Live = { key, state: 'loading', error: null, instance: Promise.resolve(null as never) }
+    entry.instance = (async () => {
+      const { dataDir } = this.#config.current
+      const instance = await definition.create({ options, dataDir, logger: this.#logger })
+      await instance.load?.()
+      return instance
+    })().then(
+      (instance) => {
+        entry.state = 'ready'
+        return instance
+      },
+      (err: unknown) => {
+        entry.state = 'failed'
+        entry.error = redact((err as Error)?.message ?? String(err), options)
+        throw err
+      },
+    )
+    this.#live.set(definition.id, entry)
+    return entry.instance
+  }
+
+  #translate(err: unknown, definition: ProviderDefinition, options: unknown, timedOut: boolean): DictumError {
+    if (isDictumError(err)) return rebuild(err, options)
+    const name = definition.displayName
+    if (timedOut || (err as Error)?.name === 'TimeoutError') {
+      return errors.PROVIDER_TIMEOUT(`${name} did not answer within ${this.#config.current.ai.timeoutMs} ms.`)
+    }
+    const message = redact((err as Error)?.message ?? String(err), options)
+    this.#logger.warn({ provider: definition.id, error: message }, 'AI provider failed')
+    return errors.PROVIDER_FAILED(`${name}: ${message.replace(/\.$/, '')}.`)
+  }
+
+  async #reconfigure(next: Readonly<DictumConfig>): Promise<void> {
+    for (const [id, live] of this.#live) {
+      if (
+        JSON.stringify(next.ai.providers[id] ?? {}) ===
+        JSON.stringify(this.#config.current.ai.providers[id] ?? {})
+      ) {
+        continue
+      }
+      this.#live.delete(id)
+      void live.instance.then((i) => i.close?.()).catch(() => {})
+    }
+  }
+}
+
+/** A DictumError from a provider keeps its code; its message is redacted like any other. */
+function rebuild(err: DictumError, options: unknown): DictumError {
+  const message = redact(err.message, options)
+  if (message === err.message) return err
+  return Object.assign(Object.create(Object.getPrototypeOf(err)), err, { message }) as DictumError
+}
+
+/** Replaces every secret-looking option value (API keys, tokens) that appears in `text`. */
+export function redact(text: string, options: unknown): string {
+  let out = text
+  for (const secret of secretValues(options)) out = out.split(secret).join('***')
+  return out
+}
+
+function secretValues(options: unknown): string[] {
+  const found: string[] = []
+  const walk = (node: unknown, key: string) => {
+    if (
+      typeof node === 'string' &&
+      /key|token|secret|password|authorization/i.test(key) &&
+      node.length >= 4
+    ) {
+      found.push(node)
+    } else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) walk(v, k)
+    }
+  }
+  walk(options, '')
+  // Keys read from the environment by providers are redacted too.
+  for (const [name, value] of Object.entries(process.env)) walk(value, name)
+  return found
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}

@@ -1,0 +1,22 @@
+/** GET/POST /v1/dictionary/replacements and /v1/dictionary/custom-words (spec 4.1–4.4). */
+import { routePlugin } from '../../kernel/route-plugin.ts'
+import { CustomWordListSchema, ReplacementListSchema } from './schemas.ts'
+
+export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
+  const { dictionary } = app.dictum
+  const replacements = { schema: { response: { 200: ReplacementListSchema } } }
+  const words = { schema: { response: { 200: CustomWordListSchema } } }
+
+  app.get('/replacements', replacements, async () => dictionary.listReplacements())
+  app.post(
+    '/replacements',
+    { ...replacements, config: { jsonError: 'INVALID_REPLACEMENTS_JSON' } },
+    async (request) => dictionary.writeReplacements(request.body),
+  )
+  app.get('/custom-words', words, async () => dictionary.listCustomWords())
+  app.post(
+    '/custom-words',
+    { ...words, config: { jsonError: 'INVALID_CUSTOM_WORDS_JSON' } },
+    async (request) => dictionary.writeCustomWords(request.body),
+  )
+})

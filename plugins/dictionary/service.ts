@@ -1,0 +1,90 @@
+/**
+ * The dictionary: replacement rules and custom words, read and written live by the API, the CLI and the
+ * transcription pipeline.
+ */
+import type { Db } from '../../kernel/storage/database.ts'
+import { mergeRules, mergeWords, parseRulesWrite, parseWordsWrite } from './merge.ts'
+import { compileReplacements, type ReplacementMatcher } from './replace.ts'
+import type { CustomWord, ReplacementRule } from './schemas.ts'
+import { DictionaryStore } from './store.ts'
+
+export interface ListEnvelope<T> {
+  count: number
+  items: T[]
+}
+
+/** The whole dictionary, as exported and imported by `dictum dictionary export|import`. */
+export interface DictionaryExport {
+  replacements: ReplacementRule[]
+  customWords: CustomWord[]
+}
+
+export class DictionaryService {
+  readonly #db: Db
+  readonly #store: DictionaryStore
+  #matcher: { version: string; matcher: ReplacementMatcher } | null = null
+
+  constructor({ db }: { db: Db }) {
+    this.#db = db
+    this.#store = new DictionaryStore(db)
+  }
+
+  listReplacements(): ListEnvelope<ReplacementRule> {
+    const items = [...this.#store.rules()]
+    return { count: items.length, items }
+  }
+
+  listCustomWords(): ListEnvelope<CustomWord> {
+    const items = [...this.#store.words()]
+    return { count: items.length, items }
+  }
+
+  /** POST /v1/dictionary/replacements: validates the whole payload, then merges in one transaction. */
+  writeReplacements(body: unknown): ListEnvelope<ReplacementRule> {
+    const write = parseRulesWrite(body)
+    const items = [...this.#store.updateRules((current) => mergeRules(current, write))]
+    return { count: items.length, items }
+  }
+
+  /** POST /v1/dictionary/custom-words: validates the whole payload, then merges in one transaction. */
+  writeCustomWords(body: unknown): ListEnvelope<CustomWord> {
+    const write = parseWordsWrite(body)
+    const items = [...this.#store.updateWords((current) => mergeWords(current, write))]
+    return { count: items.length, items }
+  }
+
+  /** The custom words handed to engines. */
+  customWords(): readonly CustomWord[] {
+    return this.#store.words()
+  }
+
+  /** Applies the current replacement rules to a transcript. */
+  applyReplacements(text: string): string {
+    const version = this.#store.version
+    if (this.#matcher?.version !== version) {
+      this.#matcher = { version, matcher: compileReplacements(this.#store.rules()) }
+    }
+    return this.#matcher.matcher.apply(text)
+  }
+
+  export(): DictionaryExport {
+    return { replacements: [...this.#store.rules()], customWords: [...this.#store.words()] }
+  }
+
+  /**
+   * Imports an export file: both lists validated first (atomic), `merge` appends with the API's rules,
+   * `replace` swaps both lists.
+   */
+  import(data: unknown, mode: 'append' | 'replace'): DictionaryExport {
+    const object = (data ?? {}) as Partial<Record<keyof DictionaryExport, unknown>>
+    const rules = parseRulesWrite({ mode, entries: object.replacements ?? [] })
+    const words = parseWordsWrite({ mode, entries: object.customWords ?? [] })
+    // One outer transaction: both lists change together or not at all.
+    return this.#db
+      .transaction(() => ({
+        replacements: [...this.#store.updateRules((current) => mergeRules(current, rules))],
+        customWords: [...this.#store.updateWords((current) => mergeWords(current, words))],
+      }))
+      .immediate()
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * SQLite persistence of the dictionary. Every write is one IMMEDIATE transaction that reads the current list,
+ * merges and rewrites it, so concurrent writers (in this process or another dictum process) never lose an
+ * update. Reads are served from a snapshot that is refreshed when this or another connection commits.
+ */
+import type { Db } from '../../kernel/storage/database.ts'
+import type { CustomWord, ReplacementRule } from './schemas.ts'
+
+interface Snapshot {
+  dataVersion: number
+  localVersion: number
+  rules: readonly ReplacementRule[]
+  words: readonly CustomWord[]
+}
+
+interface RuleRow {
+  id: string
+  triggers: string
+  replacement: string
+}
+
+interface WordRow {
+  text: string
+  weight: number | null
+  aliases: string
+}
+
+export class DictionaryStore {
+  readonly #db: Db
+  readonly #statements
+  #localVersion = 0
+  #snapshot: Snapshot | null = null
+
+  constructor(db: Db) {
+    this.#db = db
+    this.#statements = {
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
+      rules: db.prepare<[], RuleRow>(
+        'SELECT id, triggers, replacement FROM replacement_rules ORDER BY position',
+      ),
+      words: db.prepare<[], WordRow>('SELECT text, weight, aliases FROM custom_words ORDER BY position'),
+      clearRules: db.prepare('DELETE FROM replacement_rules'),
+      clearWords: db.prepare('DELETE FROM custom_words'),
+      insertRule: db.prepare(
+        'INSERT INTO replacement_rules (id, position, triggers, replacement) VALUES (?, ?, ?, ?)',
+      ),
+      insertWord: db.prepare(
+        'INSERT INTO custom_words (text_key, position, text, weight, aliases) VALUES (?, ?, ?, ?, ?)',
+      ),
+    }
+  }
+
+  /** A number that changes whenever the dictionary may have changed (for caches derived from it). */
+  get version(): string {
+    const snapshot = this.#current()
+    return `${snapshot.dataVersion}:${snapshot.localVersion}`
+  }
+
+  rules(): readonly ReplacementRule[] {
+    return this.#current().rules
+  }
+
+  words(): readonly CustomWord[] {
+    return this.#current().words
+  }
+
+  /** Reads, transforms and rewrites the rules in one transaction; returns what was stored. */
+  updateRules(
+    transform: (current: readonly ReplacementRule[]) => ReplacementRule[],
+  ): readonly ReplacementRule[] {
+    return this.#write(() => {
+      const next = transform(this.#readRules())
+      this.#statements.clearRules.run()
+      for (const [i, r] of next.entries()) {
+        this.#statements.insertRule.run(r.id, i, JSON.stringify(r.triggers), r.replacement)
+      }
+      return next
+    })
+  }
+
+  /** Reads, transforms and rewrites the custom words in one transaction; returns what was stored. */
+  updateWords(transform: (current: readonly CustomWord[]) => CustomWord[]): readonly CustomWord[] {
+    return this.#write(() => {
+      const next = transform(this.#readWords())
+      this.#statements.clearWords.run()
+      for (const [i, w] of next.entries()) {
+        this.#statements.insertWord.run(w.text.toLowerCase(), i, w.text, w.weight, JSON.stringify(w.aliases))
+      }
+      return next
+    })
+  }
+
+  #write<T>(work: () => T): T {
+    const result = this.#db.transaction(work).immediate()
+    this.#localVersion++
+    this.#snapshot = null
+    return result
+  }
+
+  #current(): Snapshot {
+    const dataVersion = this.#statements.dataVersion.get() as number
+    const cached = this.#snapshot
+    if (cached && cached.dataVersion === dataVersion && cached.localVersion === this.#localVersion)
+      return cached
+    const snapshot: Snapshot = {
+      dataVersion,
+      localVersion: this.#localVersion,
+      rules: Object.freeze(this.#readRules()),
+      words: Object.freeze(this.#readWords()),
+    }
+    this.#snapshot = snapshot
+    return snapshot
+  }
+
+  #readRules(): ReplacementRule[] {
+    return this.#statements.rules
+      .all()
+      .map((row) => ({ id: row.id, triggers: JSON.parse(row.triggers), replacement: row.replacement }))
+  }
+
+  #readWords(): CustomWord[] {
+    return this.#statements.words
+      .all()
+      .map((row) => ({ text: row.text, weight: row.weight, aliases: JSON.parse(row.aliases) }))
+  }
+}

@@ -1,0 +1,14 @@
+/** GET /v1/health (spec 4.8): liveness and version. */
+import { Type } from '@sinclair/typebox'
+import { routePlugin } from '../../kernel/route-plugin.ts'
+import { readVersion } from '../../kernel/version.ts'
+
+export const HealthSchema = Type.Object({ status: Type.Literal('ok'), version: Type.String() })
+
+export const healthRoutes = routePlugin('health', async (app) => {
+  const version = readVersion()
+  app.get('/health', { schema: { response: { 200: HealthSchema } } }, async () => ({
+    status: 'ok' as const,
+    version,
+  }))
+})

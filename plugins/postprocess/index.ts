@@ -1,0 +1,21 @@
+/** POST /v1/postprocess (spec 4.7): JSON `{ text }` or a text/plain body -> `{ text, provider, model }`. */
+import { Type } from '@sinclair/typebox'
+import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
+import { routePlugin } from '../../kernel/route-plugin.ts'
+import { textFromBody } from './service.ts'
+
+export const PostprocessResultSchema = Type.Object({
+  text: Type.String(),
+  provider: Type.String(),
+  model: Type.String(),
+})
+
+export const postprocessRoutes = routePlugin('postprocess', async (app) => {
+  const { postprocess } = app.dictum
+  app.post(
+    '/postprocess',
+    { schema: { response: { 200: PostprocessResultSchema } }, config: { jsonError: 'INVALID_TEXT_JSON' } },
+    async (request, reply) =>
+      postprocess.enhance(textFromBody(request.body), { signal: clientGoneSignal(reply) }),
+  )
+})
