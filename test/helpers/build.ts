@@ -1,5 +1,5 @@
 /** Builds a real app on a temp data dir for a test, and closes it on teardown. */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
@@ -9,11 +9,31 @@ import { type BuildOptions, buildApp, type DictumApp } from '../../kernel/app.ts
 
 export type ConfigOverrides = Record<string, unknown>
 
-/** A config like the user's, with a fresh temp dataDir unless one is given. */
+export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures')
+/** A third-party engine plugin (no native code) that tests select by default. */
+export const FIXTURE_ENGINE = path.join(FIXTURES, 'plugins/good-engine.ts')
+export const FIXTURE_PROVIDER = path.join(FIXTURES, 'plugins/good-provider.ts')
+
+/** A fresh temp folder, removed on teardown. */
+export function tempDir(t: Test, prefix = 'dictum-test-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/**
+ * A config like the user's, with a fresh temp dataDir unless one is given, silent logs, and the fixture
+ * engine and provider plugins loaded (the fixture engine selected unless `speech.engine` says otherwise).
+ */
 export function testConfig(t: Test, overrides: ConfigOverrides = {}): Readonly<DictumConfig> {
-  const dataDir =
-    (overrides.dataDir as string | undefined) ?? mkdtempSync(path.join(tmpdir(), 'dictum-test-'))
-  return resolveConfig({ ...overrides, dataDir, log: { level: 'silent', ...(overrides.log as object) } })
+  const dataDir = (overrides.dataDir as string | undefined) ?? tempDir(t)
+  return resolveConfig({
+    plugins: [FIXTURE_ENGINE, FIXTURE_PROVIDER],
+    ...overrides,
+    speech: { engine: 'fixture-echo', ...(overrides.speech as object) },
+    dataDir,
+    log: { level: 'silent', ...(overrides.log as object) },
+  })
 }
 
 export async function build(
@@ -27,7 +47,7 @@ export async function build(
   return app
 }
 
-/** Injects a JSON request and returns status, headers and the parsed body. */
+/** Injects a request (JSON when a payload is given) and returns status, headers and the parsed body. */
 export async function injectJson(
   app: DictumApp,
   method: string,
@@ -49,5 +69,6 @@ export async function injectJson(
   } catch {
     body = response.body
   }
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
   return { status: response.statusCode, headers: response.headers, body: body as any }
 }

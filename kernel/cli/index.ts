@@ -1,0 +1,113 @@
+/**
+ * `dictum <command>`: the command line. Each command calls the same services as the HTTP API, in process,
+ * without a running server (except `serve`, which is the server).
+ */
+import { parseArgs } from 'node:util'
+import { type ConfigFlags, loadConfig } from '../../config/load.ts'
+import { maskSecrets } from '../../config/mask.ts'
+import { isDictumError } from '../errors.ts'
+import { readVersion } from '../version.ts'
+import { type CliIO, EXIT, processIO } from './io.ts'
+
+export const GLOBAL_OPTIONS = {
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'data-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  json: { type: 'boolean' },
+} as const
+
+export type CommandRunner = (args: string[], io: CliIO) => Promise<number>
+
+const USAGE = `Usage: dictum <command> [options]
+
+Commands:
+  serve                 Run the service (local HTTP API)
+  config                Print the effective config (secrets masked)
+  version               Print the version
+
+Global options:
+  --config FILE         Config file (else DICTUM_CONFIG, else $XDG_CONFIG_HOME/dictum/config.json)
+  --host HOST           Address to bind (else DICTUM_HOST, else api.host)
+  --port PORT           Port (else DICTUM_PORT, else api.port)
+  --data-dir DIR        Data folder (else DICTUM_DATA_DIR, else dataDir)
+  -h, --help            Help for a command
+
+Run 'dictum <command> --help' for a command's options.
+`
+
+/** Config flags from parsed global options. */
+export function flagsOf(values: Record<string, unknown>): ConfigFlags {
+  const flags: ConfigFlags = {}
+  if (typeof values.config === 'string') flags.config = values.config
+  if (typeof values.host === 'string') flags.host = values.host
+  if (typeof values.port === 'string') flags.port = values.port
+  if (typeof values['data-dir'] === 'string') flags.dataDir = values['data-dir']
+  return flags
+}
+
+const serve: CommandRunner = async (args, io) => {
+  const { values } = parseArgs({ args, options: GLOBAL_OPTIONS, allowPositionals: false })
+  if (values.help) {
+    io.stdout.write('Usage: dictum serve [--config FILE] [--host HOST] [--port PORT] [--data-dir DIR]\n')
+    return EXIT.ok
+  }
+  const { runServer } = await import('../server.ts')
+  await runServer({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  return -1 // keeps running until a signal
+}
+
+const config: CommandRunner = async (args, io) => {
+  const { values } = parseArgs({ args, options: GLOBAL_OPTIONS, allowPositionals: false })
+  if (values.help) {
+    io.stdout.write(
+      'Usage: dictum config [--config FILE]\n\nPrints the effective config as JSON, secrets masked.\n',
+    )
+    return EXIT.ok
+  }
+  const loaded = loadConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  io.stdout.write(`${JSON.stringify({ file: loaded.file, config: maskSecrets(loaded.config) }, null, 2)}\n`)
+  return EXIT.ok
+}
+
+const version: CommandRunner = async (_args, io) => {
+  io.stdout.write(`${readVersion()}\n`)
+  return EXIT.ok
+}
+
+export const commands: Record<string, CommandRunner> = { serve, config, version }
+
+/** Runs one command; returns the exit code (-1: the command keeps the process running). */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(USAGE)
+    return name === undefined ? EXIT.usage : EXIT.ok
+  }
+  if (name === '--version') return version(rest, io)
+  const command = commands[name]
+  if (!command) {
+    io.stderr.write(`dictum: unknown command "${name}"\n\n${USAGE}`)
+    return EXIT.usage
+  }
+  try {
+    return await command(rest, io)
+  } catch (err) {
+    return reportError(err, io)
+  }
+}
+
+function reportError(err: unknown, io: CliIO): number {
+  if (isDictumError(err)) {
+    io.stderr.write(`dictum: ${err.message}\n`)
+    return err.statusCode === 503 ? EXIT.unavailable : EXIT.failure
+  }
+  const code = (err as { code?: string })?.code
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    io.stderr.write(`dictum: ${(err as Error).message}\n`)
+    return EXIT.usage
+  }
+  io.stderr.write(`dictum: ${(err as Error)?.message ?? String(err)}\n`)
+  return EXIT.failure
+}
