@@ -1,0 +1,48 @@
+/**
+ * Translation of engine failures into catalogue errors, at the one place they enter the kernel. Every
+ * detail names the engine, so a message in a log or a response says which plugin failed.
+ */
+import { DictumError, type ErrorCode, errorCatalogue, errors } from '../errors.ts'
+import type { WireError } from './protocol.ts'
+
+/** `engine: message.` with exactly one closing punctuation mark, as the catalogue's messages expect. */
+export function engineDetail(engineId: string, message: string): string {
+  const text = message.trim() || 'no message'
+  return `${engineId}: ${/[.!?]$/.test(text) ? text : `${text}.`}`
+}
+
+/** How a host process ended, in words: `exit code 255` or `signal SIGABRT`. */
+export function describeExit(code: number | null, signal: NodeJS.Signals | null): string {
+  if (signal) return `signal ${signal}`
+  return `exit code ${code ?? 'unknown'}`
+}
+
+/** An engine's own failure during transcribe: its DictumErrors are kept, anything else is ENGINE_FAILED. */
+export function transcribeFailure(engineId: string, wire: WireError): DictumError {
+  if (wire.code && wire.code in errorCatalogue) {
+    return new DictumError(wire.code as ErrorCode, wire.message, { extra: wire.extra })
+  }
+  return errors.ENGINE_FAILED(engineDetail(engineId, wire.message))
+}
+
+/** Any load failure is ENGINE_LOAD_FAILED; a DictumError's extra fields (e.g. `fix`) are kept. */
+export function loadFailure(engineId: string, wire: WireError): DictumError {
+  return errors.ENGINE_LOAD_FAILED(engineDetail(engineId, wire.message), { extra: wire.extra })
+}
+
+export function crashError(engineId: string, how: string, during: 'load' | 'transcribe'): DictumError {
+  if (during === 'load') {
+    return errors.ENGINE_LOAD_FAILED(
+      engineDetail(engineId, `the engine process ended (${how}) while loading`),
+    )
+  }
+  return errors.ENGINE_CRASHED(engineDetail(engineId, `the engine process ended (${how})`))
+}
+
+export function timeoutError(engineId: string, ms: number): DictumError {
+  return errors.ENGINE_TIMEOUT(engineDetail(engineId, `no result after ${ms} ms; the engine was stopped`))
+}
+
+export function loadTimeoutError(engineId: string, ms: number): DictumError {
+  return errors.ENGINE_LOAD_FAILED(engineDetail(engineId, `loading took longer than ${ms} ms`))
+}

@@ -1,0 +1,23 @@
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { EngineDefinition } from '../contracts/engine.ts'
+
+/** Imports a plugin module given as an absolute file path or a package name. */
+export function importPluginModule(moduleSource: string): Promise<Record<string, unknown>> {
+  const specifier = path.isAbsolute(moduleSource) ? pathToFileURL(moduleSource).href : moduleSource
+  return import(specifier)
+}
+
+/**
+ * Finds the definition with the given id among a module's exports: `default` or `engine`, each a single
+ * definition or an array. The kernel has already validated it at boot.
+ */
+export function findDefinition(moduleExports: Record<string, unknown>, engineId: string): EngineDefinition {
+  const candidates = [moduleExports.default, moduleExports.engine].flat()
+  const found = candidates.find(
+    (candidate): candidate is EngineDefinition =>
+      typeof candidate === 'object' && candidate !== null && (candidate as { id?: unknown }).id === engineId,
+  )
+  if (!found) throw new Error(`the module does not export an engine with id "${engineId}"`)
+  return found
+}

@@ -1,0 +1,145 @@
+import type {
+  EngineDefinition,
+  EngineInstance,
+  EngineTranscribeRequest,
+  EngineTranscribeResult,
+} from '../contracts/engine.ts'
+import { type DictumError, isDictumError } from '../errors.ts'
+import { loadFailure, loadTimeoutError, timeoutError, transcribeFailure } from './engine-errors.ts'
+import { toWireError } from './protocol.ts'
+import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
+import type { EngineRunner, EngineRunnerOptions, EngineRunnerState } from './types.ts'
+
+/**
+ * Runs an engine inside the API process (isolation 'none', for engines without native code). Same queue,
+ * concurrency and timeouts as the process runner, but a timed-out call can only be abandoned (its signal is
+ * aborted), not killed.
+ */
+export class InlineEngineRunner implements EngineRunner {
+  readonly #options: EngineRunnerOptions
+  readonly #definition: EngineDefinition
+  readonly #slots: SlotQueue
+  #instance: EngineInstance | null = null
+  #state: EngineRunnerState = 'idle'
+  #lastError: DictumError | null = null
+  #loading: Promise<void> | null = null
+  #closing: Promise<void> | null = null
+
+  constructor(options: EngineRunnerOptions, definition: EngineDefinition) {
+    this.#options = options
+    this.#definition = definition
+    this.#slots = new SlotQueue(options.concurrency, options.engineId)
+  }
+
+  get state(): EngineRunnerState {
+    return this.#state
+  }
+
+  get lastError(): DictumError | null {
+    return this.#lastError
+  }
+
+  load(): Promise<void> {
+    if (this.#closing) return Promise.reject(closedError(this.#options.engineId))
+    if (this.#state === 'ready') return Promise.resolve()
+    this.#loading ??= this.#loadOnce().finally(() => {
+      this.#loading = null
+    })
+    return this.#loading
+  }
+
+  async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
+    const release = await this.#slots.acquire(signal)
+    try {
+      await this.load()
+      if (signal?.aborted) throw abortReason(signal)
+      return await this.#call(this.#instance as EngineInstance, request, signal)
+    } finally {
+      release()
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#state = 'closed'
+      this.#slots.close()
+      const instance = this.#instance
+      this.#instance = null
+      await instance?.close()
+    })()
+    return this.#closing
+  }
+
+  async #loadOnce(): Promise<void> {
+    const { engineId, context, logger, loadTimeoutMs } = this.#options
+    this.#state = 'loading'
+    let instance: EngineInstance | undefined
+    const loading = (async () => {
+      instance = await this.#definition.create({ ...context, logger } as Parameters<
+        EngineDefinition['create']
+      >[0])
+      await instance.load()
+    })()
+    try {
+      await withTimeout(loading, loadTimeoutMs, () => loadTimeoutError(engineId, loadTimeoutMs))
+    } catch (error) {
+      // An abandoned or failed instance still gets its close(), whenever its load settles.
+      void loading.finally(() => instance?.close()).catch(() => {})
+      const failure =
+        isDictumError(error) && error.code === 'ENGINE_LOAD_FAILED'
+          ? error
+          : loadFailure(engineId, toWireError(error))
+      this.#lastError = failure
+      if (!this.#closing) this.#state = 'failed'
+      throw failure
+    }
+    if (this.#closing) {
+      await instance?.close()
+      throw closedError(engineId)
+    }
+    this.#instance = instance as EngineInstance
+    this.#state = 'ready'
+    this.#lastError = null
+  }
+
+  async #call(
+    instance: EngineInstance,
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+  ): Promise<EngineTranscribeResult> {
+    const { engineId, requestTimeoutMs } = this.#options
+    const controller = new AbortController()
+    const forward = () => controller.abort(signal?.reason)
+    signal?.addEventListener('abort', forward, { once: true })
+    try {
+      return await withTimeout(instance.transcribe(request, controller.signal), requestTimeoutMs, () => {
+        const error = timeoutError(engineId, requestTimeoutMs)
+        this.#lastError = error
+        controller.abort(error)
+        return error
+      })
+    } catch (error) {
+      if (signal?.aborted) throw abortReason(signal)
+      if (isDictumError(error)) throw error
+      throw transcribeFailure(engineId, toWireError(error))
+    } finally {
+      signal?.removeEventListener('abort', forward)
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(onTimeout()), ms)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
+}

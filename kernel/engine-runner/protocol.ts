@@ -1,0 +1,42 @@
+/**
+ * Messages between the API process and an engine host (child_process IPC with `serialization: 'advanced'`,
+ * so typed arrays cross as they are).
+ */
+import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contracts/engine.ts'
+import type { EngineRunnerContext } from './types.ts'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+/** An error as it crosses IPC. `code` is set when the engine threw a DictumError. */
+export interface WireError {
+  message: string
+  code?: string
+  extra?: Record<string, unknown>
+}
+
+export type ParentMessage =
+  | { type: 'init'; engineId: string; moduleSource: string; context: EngineRunnerContext }
+  | { type: 'transcribe'; id: number; request: EngineTranscribeRequest }
+  | { type: 'abort'; id: number }
+  | { type: 'close' }
+
+export type HostMessage =
+  /** The host listens: the parent may send `init`. */
+  | { type: 'hello' }
+  | { type: 'ready' }
+  | { type: 'load-error'; error: WireError }
+  | { type: 'result'; id: number; result: EngineTranscribeResult }
+  | { type: 'error'; id: number; error: WireError }
+  | { type: 'log'; level: LogLevel; obj: unknown; msg?: string }
+
+export function toWireError(error: unknown): WireError {
+  if (error instanceof Error) {
+    const { code, extra } = error as { code?: unknown; extra?: unknown }
+    const wire: WireError = { message: error.message }
+    if (error.name === 'DictumError' && typeof code === 'string') wire.code = code
+    if (wire.code && extra && typeof extra === 'object')
+      wire.extra = { ...(extra as Record<string, unknown>) }
+    return wire
+  }
+  return { message: String(error) }
+}

@@ -1,0 +1,47 @@
+import type {
+  EngineDefinition,
+  EngineTranscribeRequest,
+  EngineTranscribeResult,
+  PluginLogger,
+} from '../contracts/engine.ts'
+import type { DictumError } from '../errors.ts'
+
+/** What the kernel's engine registry hands to {@link createEngineRunner} for one engine. */
+export interface EngineRunnerOptions {
+  engineId: string
+  /** What the host imports to find the definition: an absolute file path (.ts or .js) or a package name. */
+  moduleSource: string
+  isolation: 'process' | 'none'
+  /** Required for isolation 'none' (and handy for tests); for 'process' the host re-imports moduleSource. */
+  definition?: EngineDefinition
+  /** Must be structured-cloneable for isolation 'process'. */
+  context: EngineRunnerContext
+  /** Config `speech.concurrency`: most transcriptions at once; more wait in a FIFO queue. */
+  concurrency: number
+  /** Config `speech.timeoutMs`: a transcription running longer stops its host and fails with ENGINE_TIMEOUT. */
+  requestTimeoutMs: number
+  /** Config `speech.loadTimeoutMs`: a model load taking longer fails with ENGINE_LOAD_FAILED. */
+  loadTimeoutMs: number
+  logger: PluginLogger
+}
+
+export interface EngineRunnerContext {
+  options: unknown
+  dataDir: string
+  modelsDir: string
+}
+
+export type EngineRunnerState = 'idle' | 'loading' | 'ready' | 'failed' | 'closed'
+
+/** Runs one engine: loads it, queues and transcribes, contains its failures, closes it. */
+export interface EngineRunner {
+  readonly state: EngineRunnerState
+  /** The last load failure, crash or timeout; cleared by a successful load. */
+  readonly lastError: DictumError | null
+  /** Idempotent and single-flight: parallel callers share one load. After a failure the next call retries. */
+  load(): Promise<void>
+  /** Loads first when needed. Rejects with catalogue errors only (or the signal's reason when aborted). */
+  transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
+  /** Stops every host and rejects queued requests. Safe to call twice. */
+  close(): Promise<void>
+}
