@@ -86,8 +86,10 @@ export class ProviderRegistry {
     const { definition } = found
     const options = this.#options(definition) as Record<string, unknown>
     const ai = this.#config.current.ai
-    const timeout = AbortSignal.timeout(ai.timeoutMs)
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
+    // A ref'd timer (AbortSignal.timeout's is unref'd and would not keep a CLI run alive until it fires).
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(new DOMException('timed out', 'TimeoutError')), ai.timeoutMs)
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal
     const appPrompt = request.appName ? ai.appPrompts[request.appName] : undefined
     const prompt = appPrompt ?? (typeof options.prompt === 'string' ? options.prompt : undefined)
     try {
@@ -106,7 +108,9 @@ export class ProviderRegistry {
         model: result.model || definition.defaultModel?.(options as never) || '',
       }
     } catch (err) {
-      throw this.#translate(err, definition, options, timeout.aborted)
+      throw this.#translate(err, definition, options, timeout.signal.aborted)
+    } finally {
+      clearTimeout(timer)
     }
   }
 

@@ -22,7 +22,8 @@ export const HistoryListSchema = Type.Object({
 })
 
 export const HistoryQuerySchema = Type.Object({
-  limit: Type.Optional(Type.String()),
+  // Anything goes: a non-integer limit means the default (DECISIONS.md), never a 400.
+  limit: Type.Optional(Type.Unknown()),
 })
 
 export const HISTORY_LIMIT = { default: 100, min: 1, max: 1000 } as const

@@ -38,7 +38,8 @@ export function countCharacters(text: string): number {
 
 /** `limit` handling of GET /v1/history: not an integer -> default; clamped to 1..1000. */
 export function parseHistoryLimit(raw: unknown): number {
-  const text = typeof raw === 'string' ? raw.trim() : ''
+  const first = Array.isArray(raw) ? raw[0] : raw
+  const text = typeof first === 'string' ? first.trim() : ''
   if (!/^[-+]?\d+$/.test(text)) return HISTORY_LIMIT.default
   const n = Number(text)
   return Math.min(HISTORY_LIMIT.max, Math.max(HISTORY_LIMIT.min, n))

@@ -1,0 +1,98 @@
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { buildApp } from '../../kernel/app.ts'
+import { discoverPlugins } from '../../kernel/discovery.ts'
+import { build, FIXTURES, injectJson, tempDir, testConfig } from '../helpers/build.ts'
+
+const plugin = (name: string) => path.join(FIXTURES, 'plugins', name)
+
+t.test('a working third-party engine shows up in /v1/engines with status and capabilities', async (t) => {
+  const app = await build(t, { speech: { engines: { 'fixture-echo': { label: 'mine' } } } })
+  const res = await injectJson(app, 'GET', '/v1/engines')
+  t.equal(res.status, 200)
+  t.equal(res.body.active, 'fixture-echo')
+  const echo = res.body.items.find((e: { id: string }) => e.id === 'fixture-echo')
+  t.match(echo, {
+    id: 'fixture-echo',
+    displayName: 'Fixture Echo (mine)',
+    status: 'discovered',
+    reason: null,
+    active: true,
+    builtIn: false,
+    capabilities: { customWords: false, languages: ['en'], maxAudioSeconds: null },
+  })
+  const acquired = await app.dictum.engines.acquire()
+  t.equal(acquired.displayName, 'Fixture Echo (mine)')
+  const after = await injectJson(app, 'GET', '/v1/engines')
+  t.equal(
+    after.body.items.find((e: { id: string }) => e.id === 'fixture-echo').status,
+    'ready',
+    'loaded engines are ready',
+  )
+})
+
+t.test('a broken plugin is a clear boot error naming it', async (t) => {
+  await t.rejects(buildApp(testConfig(t, { plugins: [plugin('broken-engine.ts')] }), { logger: false }), {
+    code: 'PLUGIN_INVALID',
+    message:
+      /broken-engine\.ts: Broken Engine: id must be lower-case.*optionsSchema must be a TypeBox schema.*create must be a function/,
+  })
+  await t.rejects(buildApp(testConfig(t, { plugins: [plugin('throws-on-import.ts')] }), { logger: false }), {
+    code: 'PLUGIN_LOAD_FAILED',
+    message: /throws-on-import\.ts: this plugin cannot start: missing native library/,
+  })
+  await t.rejects(
+    buildApp(testConfig(t, { plugins: ['dictum-plugin-that-does-not-exist'] }), { logger: false }),
+    { code: 'PLUGIN_LOAD_FAILED', message: /dictum-plugin-that-does-not-exist/ },
+  )
+})
+
+t.test('a module exporting nothing usable, or a duplicate id, is rejected', async (t) => {
+  const dir = tempDir(t)
+  const empty = path.join(dir, 'empty.mjs')
+  writeFileSync(empty, 'export const unrelated = 1\n')
+  await t.rejects(discoverPlugins({ plugins: [empty] }), {
+    code: 'PLUGIN_INVALID',
+    message: /exports no definition/,
+  })
+  await t.rejects(discoverPlugins({ plugins: [plugin('good-engine.ts'), plugin('good-engine.ts')] }), {
+    code: 'PLUGIN_DUPLICATE',
+    message: /"fixture-echo" is defined by/,
+  })
+  const untagged = path.join(dir, 'untagged.mjs')
+  writeFileSync(untagged, "export default { id: 'x', displayName: 'X' }\n")
+  await t.rejects(discoverPlugins({ plugins: [untagged] }), {
+    code: 'PLUGIN_INVALID',
+    message: /kind must be "engine" or "provider"/,
+  })
+})
+
+t.test(
+  'config naming an unknown engine or provider, or invalid plugin options, fails at boot listing all',
+  async (t) => {
+    await t.rejects(
+      buildApp(
+        testConfig(t, {
+          speech: { engine: 'nope', engines: { 'fixture-echo': { label: 5 } } },
+          ai: { provider: 'missing' },
+        }),
+        { logger: false },
+      ),
+      {
+        code: 'CONFIG_INVALID',
+        message:
+          /speech\.engine: no engine "nope"[\s\S]*ai\.provider: no provider "missing"[\s\S]*speech\.engines\.fixture-echo\.label: Expected string/,
+      },
+    )
+  },
+)
+
+t.test('providers are listed by the registry with the active one', async (t) => {
+  const app = await build(t, { ai: { provider: 'fixture-upper' } })
+  const list = app.dictum.providers.list()
+  t.match(
+    list.find((p) => p.id === 'fixture-upper'),
+    { active: true, builtIn: false, status: 'discovered' },
+  )
+})

@@ -1,0 +1,125 @@
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import t from 'tap'
+import { startServer } from '../../kernel/server.ts'
+import { FIXTURE_ENGINE, FIXTURE_PROVIDER, FIXTURES, tempDir } from '../helpers/build.ts'
+import { rawRequest } from '../helpers/http.ts'
+
+const SECOND_ENGINE = path.join(FIXTURES, 'plugins/second-engine.ts')
+
+function logCapture() {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  return { logger: pino({ level: 'info' }, stream), lines }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`gave up waiting for ${what}`)
+}
+
+function setup(t: Parameters<Parameters<typeof t.test>[1]>[0], extra: Record<string, unknown> = {}) {
+  const dir = tempDir(t)
+  const file = path.join(dir, 'config.json')
+  const base = {
+    api: { port: 0 },
+    dataDir: path.join(dir, 'data'),
+    plugins: [FIXTURE_ENGINE, SECOND_ENGINE, FIXTURE_PROVIDER],
+    speech: { engine: 'fixture-echo' },
+    ...extra,
+  }
+  const write = (config: Record<string, unknown>) =>
+    writeFileSync(file, JSON.stringify({ ...base, ...config }))
+  write({})
+  return { file, write }
+}
+
+t.test('the server listens, and api.enabled toggles the listener live from a file edit', async (t) => {
+  const { file, write } = setup(t)
+  const { logger } = logCapture()
+  const server = await startServer({ flags: { config: file }, env: {}, logger })
+  t.teardown(() => server.close())
+  const port = server.listener.address?.port
+  t.ok(port, 'listening')
+  t.equal((await rawRequest({ port: port!, path: '/v1/health' })).status, 200)
+
+  write({ api: { port: 0, enabled: false } })
+  await waitFor(() => server.listener.address === null, 'the listener to close')
+  await t.rejects(rawRequest({ port: port!, path: '/v1/health' }), { code: 'ECONNREFUSED' })
+
+  write({ api: { port: 0, enabled: true } })
+  await waitFor(() => server.listener.address !== null, 'the listener to open')
+  const reopened = server.listener.address!.port
+  t.equal((await rawRequest({ port: reopened, path: '/v1/health' })).status, 200)
+})
+
+t.test(
+  'engine and provider switches apply live; an invalid edit keeps the old config and logs why',
+  async (t) => {
+    const { file, write } = setup(t)
+    const { logger, lines } = logCapture()
+    const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
+    t.teardown(() => server.close())
+    const { app } = server
+    t.equal(app.dictum.engines.activeId, 'fixture-echo')
+
+    write({ speech: { engine: 'fixture-second' }, ai: { provider: 'fixture-upper' } })
+    t.equal(await server.reload(), true)
+    t.equal(app.dictum.engines.activeId, 'fixture-second')
+    const engine = await app.dictum.engines.acquire()
+    t.equal(engine.displayName, 'Fixture Second')
+    const enhanced = await app.inject({ method: 'POST', url: '/v1/postprocess', payload: { text: 'live' } })
+    t.equal(enhanced.json().text, 'LIVE', 'provider switched')
+
+    write({ speech: { engine: 'no-such-engine', concurrency: 0 }, ai: { provider: 'fixture-upper' } })
+    t.equal(await server.reload(), false)
+    t.equal(app.dictum.engines.activeId, 'fixture-second', 'previous config still in force')
+    const rejected = lines.find((l) => l.msg === 'config edit rejected; the previous config stays in force')
+    t.ok(rejected, 'logged')
+    t.match(String(rejected?.error), /speech\.concurrency/)
+
+    writeFileSync(file, '{ not json')
+    t.equal(await server.reload(), false)
+    t.equal(app.dictum.configStore.current.ai.provider, 'fixture-upper')
+  },
+)
+
+t.test('engine options edits restart the engine with the new options', async (t) => {
+  const { file, write } = setup(t)
+  const server = await startServer({ flags: { config: file }, env: {}, logger: false, watch: false })
+  t.teardown(() => server.close())
+  const first = await server.app.dictum.engines.acquire()
+  const samples = new Float32Array(16)
+  t.equal((await first.runner.transcribe({ samples, customWords: [] })).text, 'heard 16 samples')
+  write({ speech: { engine: 'fixture-echo', engines: { 'fixture-echo': { text: 'new options' } } } })
+  await server.reload()
+  t.equal(first.runner.state, 'closed', 'the old runner was closed')
+  const second = await server.app.dictum.engines.acquire()
+  t.equal((await second.runner.transcribe({ samples, customWords: [] })).text, 'new options')
+})
+
+t.test('close is graceful and safe twice', async (t) => {
+  const { file } = setup(t)
+  const server = await startServer({ flags: { config: file }, env: {}, logger: false })
+  const port = server.listener.address!.port
+  await Promise.all([server.close(), server.close()])
+  await t.rejects(rawRequest({ port, path: '/v1/health' }), { code: 'ECONNREFUSED' })
+})
+
+t.test('a bad config at start is an error listing every problem', async (t) => {
+  const { file } = setup(t, { api: { port: 'x', enabled: 3 }, speech: { engine: 'nope' } })
+  await t.rejects(startServer({ flags: { config: file }, env: {}, logger: false }), {
+    code: 'CONFIG_INVALID',
+    message: /(?=[\s\S]*api\.port: Expected integer)(?=[\s\S]*api\.enabled: Expected boolean)/,
+  })
+})
