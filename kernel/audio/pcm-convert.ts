@@ -1,0 +1,57 @@
+/** Interleaved PCM bytes -> mono float samples in [-1, 1) (channels averaged). */
+import type { PcmLayout } from './types.ts'
+
+type SampleReader = (view: DataView, offset: number) => number
+
+const readers: Record<PcmLayout['sampleFormat'], SampleReader> = {
+  u8: (view, offset) => (view.getUint8(offset) - 128) / 128,
+  s16: (view, offset) => view.getInt16(offset, true) / 32768,
+  s24: (view, offset) =>
+    (view.getUint8(offset) | (view.getUint8(offset + 1) << 8) | (view.getInt8(offset + 2) << 16)) / 8388608,
+  s32: (view, offset) => view.getInt32(offset, true) / 2147483648,
+  f32: (view, offset) => finite(view.getFloat32(offset, true)),
+  f64: (view, offset) => finite(view.getFloat64(offset, true)),
+}
+
+/** NaN and infinities in float files would poison every later stage; they become silence. */
+function finite(value: number): number {
+  return Number.isFinite(value) ? value : 0
+}
+
+const bytesPerSample: Record<PcmLayout['sampleFormat'], number> = {
+  u8: 1,
+  s16: 2,
+  s24: 3,
+  s32: 4,
+  f32: 4,
+  f64: 8,
+}
+
+/** Converts whole frames of `bytes` (its length is a multiple of `blockAlign`) to one mono channel. */
+export function pcmToMono(
+  bytes: Uint8Array,
+  layout: Pick<PcmLayout, 'sampleFormat' | 'channels' | 'blockAlign'>,
+) {
+  const { channels, blockAlign } = layout
+  const read = readers[layout.sampleFormat]
+  const step = bytesPerSample[layout.sampleFormat]
+  const frames = Math.floor(bytes.length / blockAlign)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const out = new Float32Array(frames)
+  if (channels === 1) {
+    for (let i = 0; i < frames; i++) out[i] = read(view, i * blockAlign)
+    return out
+  }
+  for (let i = 0; i < frames; i++) {
+    let sum = 0
+    const base = i * blockAlign
+    for (let c = 0; c < channels; c++) sum += read(view, base + c * step)
+    out[i] = sum / channels
+  }
+  return out
+}
+
+/** Bytes one sample of `format` occupies. */
+export function sampleBytes(format: PcmLayout['sampleFormat']): number {
+  return bytesPerSample[format]
+}
