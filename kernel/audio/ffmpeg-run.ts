@@ -106,6 +106,8 @@ export async function* runFfmpeg(run: FfmpegRun): AsyncGenerator<Float32Array> {
     await exit
   })
   run.signal.addEventListener('abort', kill, { once: true })
+  // An abort while the process was starting has already fired its event.
+  if (run.signal.aborted) kill()
   try {
     const total = yield* readSamples(child, run.maxSeconds * TARGET_SAMPLE_RATE, run.maxSeconds)
     const result = await exit
