@@ -1,0 +1,177 @@
+/** A loaded sherpa-onnx model: validates, loads through the async API, transcribes one piece at a time. */
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type {
+  EngineContext,
+  EngineInstance,
+  EngineTranscribeRequest,
+  EngineTranscribeResult,
+} from '../../kernel/contracts/engine.ts'
+import { errors, isDictumError } from '../../kernel/errors.ts'
+import { supportsCustomWords } from './capabilities.ts'
+import { applyCanonicalForms, planHotwords } from './hotwords.ts'
+import { configuredLanguageProblem, languageToUse, resultLanguage } from './languages.ts'
+import { type ModelSpec, resolveModel } from './model-spec.ts'
+import { loadSherpaOnnx, type OfflineRecognizer, type OfflineRecognizerResult } from './native.ts'
+import type { SherpaOnnxOptions } from './options.ts'
+import { decodingMethodOf, recognizerConfig } from './recognizer-config.ts'
+import { writeDerivedBpeVocab } from './tokens.ts'
+import { type ValidatedModel, validateModel } from './validate-model.ts'
+
+/** Shorter pieces hold no word; some encoders fail on a handful of feature frames. */
+const MIN_SAMPLES = 1600
+
+interface Loaded {
+  spec: ModelSpec
+  model: ValidatedModel
+  recognizer: OfflineRecognizer
+  bpeVocab: string | null
+  language: string
+}
+
+/** Mean token probability (exp of each token's log-probability), or null when the model reports none. */
+export function confidenceOf(result: OfflineRecognizerResult): number | null {
+  const logProbs = result.ys_log_probs ?? []
+  if (logProbs.length === 0) return null
+  const mean = logProbs.reduce((sum, lp) => sum + Math.exp(lp), 0) / logProbs.length
+  return Number.isFinite(mean) ? Math.min(1, Math.max(0, mean)) : null
+}
+
+export class SherpaOnnxEngine implements EngineInstance {
+  readonly #context: EngineContext<SherpaOnnxOptions>
+  #loading: Promise<Loaded> | null = null
+  #loaded: Loaded | null = null
+  #tempDir: string | null = null
+  #queue: Promise<unknown> = Promise.resolve()
+  #closed = false
+
+  constructor(context: EngineContext<SherpaOnnxOptions>) {
+    this.#context = context
+  }
+
+  load(): Promise<void> {
+    if (this.#closed) return Promise.reject(errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine is closed'))
+    this.#loading ??= this.#load().catch((error: unknown) => {
+      this.#loading = null
+      throw error
+    })
+    return this.#loading.then(() => undefined)
+  }
+
+  async #load(): Promise<Loaded> {
+    const { options, modelsDir, logger } = this.#context
+    const started = performance.now()
+    const spec = await resolveModel(options, modelsDir).catch((error: Error) => {
+      throw errors.ENGINE_LOAD_FAILED(error.message)
+    })
+    const model = await validateModel(spec)
+    const languageProblem = configuredLanguageProblem(spec.family, model.declaredLanguages, options.language)
+    if (languageProblem) throw errors.ENGINE_LOAD_FAILED(`speech.engines.sherpa-onnx: ${languageProblem}`)
+    const bpeVocab = supportsCustomWords(options, spec.family) ? await this.#bpeVocabFor(model) : null
+    const language = languageToUse(spec.family, model.declaredLanguages, options.language, undefined)
+    const config = recognizerConfig({ spec, options, bpeVocab, language })
+    const native = loadSherpaOnnx()
+    const recognizer = await native.OfflineRecognizer.createAsync(config).catch((error: unknown) => {
+      const detail = String((error as Error)?.message ?? error).replaceAll(spec.dir, '<model folder>')
+      throw errors.MODEL_INVALID(
+        `${spec.catalogId ?? 'modelDir'}: the runtime rejected the model: ${detail}`,
+        {
+          cause: error,
+          extra: { fix: spec.fix },
+        },
+      )
+    })
+    const loaded = { spec, model, recognizer, bpeVocab, language }
+    if (this.#closed) throw errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine was closed while loading')
+    this.#loaded = loaded
+    const ms = Math.round(performance.now() - started)
+    logger.info({ model: spec.catalogId ?? spec.dir, family: spec.family, ms }, 'sherpa-onnx model loaded')
+    return loaded
+  }
+
+  /** The folder's own bpe.vocab when usable, else one derived from tokens.txt into a private temp dir. */
+  async #bpeVocabFor(model: ValidatedModel): Promise<string> {
+    if (model.bpeVocab !== null) return model.bpeVocab
+    this.#tempDir ??= await mkdtemp(path.join(os.tmpdir(), 'dictum-sherpa-onnx-'))
+    const file = path.join(this.#tempDir, 'bpe.vocab')
+    await writeDerivedBpeVocab(file, model.tokens)
+    return file
+  }
+
+  transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
+    const run = this.#queue.then(() => this.#transcribe(request, signal))
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  async #transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
+    signal?.throwIfAborted()
+    await this.load()
+    const loaded = this.#loaded
+    if (!loaded || this.#closed) throw errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine is closed')
+    const { spec, recognizer } = loaded
+    const useWords = loaded.bpeVocab !== null && request.customWords.length > 0
+    const plan = useWords
+      ? planHotwords(request.customWords, loaded.model.tokens, this.#context.options.hotwordsScore)
+      : null
+    const debug: Record<string, unknown> = {
+      model: spec.catalogId ?? 'custom',
+      decodingMethod: decodingMethodOf(this.#context.options, spec.family),
+      hotwords: plan?.lines ?? [],
+      ...(plan && plan.skipped.length > 0 ? { skippedHotwords: plan.skipped } : {}),
+    }
+    if (request.samples.length < MIN_SAMPLES) return { text: '', confidence: null, debug }
+    this.#applyLanguage(loaded, request.language)
+    try {
+      const stream =
+        plan && plan.lines.length > 0
+          ? recognizer.createStream(plan.lines.join('/'))
+          : recognizer.createStream()
+      stream.acceptWaveform({ sampleRate: 16000, samples: request.samples })
+      const result = await recognizer.decodeAsync(stream)
+      const raw = result.text.trim()
+      const text = useWords ? applyCanonicalForms(raw, request.customWords) : raw
+      const language = resultLanguage(result.lang, spec.languages)
+      return {
+        text,
+        confidence: text ? confidenceOf(result) : null,
+        ...(language ? { language } : {}),
+        debug,
+      }
+    } catch (error) {
+      if (isDictumError(error)) throw error
+      throw errors.ENGINE_FAILED(`sherpa-onnx could not decode: ${(error as Error)?.message ?? error}`, {
+        cause: error,
+      })
+    }
+  }
+
+  /** Whisper and SenseVoice take the language in the recognizer config, so a new hint reconfigures it. */
+  #applyLanguage(loaded: Loaded, requested: string | undefined): void {
+    const { options } = this.#context
+    const language = languageToUse(
+      loaded.spec.family,
+      loaded.model.declaredLanguages,
+      options.language,
+      requested,
+    )
+    if (language === loaded.language) return
+    loaded.recognizer.setConfig(
+      recognizerConfig({ spec: loaded.spec, options, bpeVocab: loaded.bpeVocab, language }),
+    )
+    loaded.language = language
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    await this.#loading?.catch(() => undefined)
+    await this.#queue
+    // The native recognizer is freed by its finalizer once unreferenced; the bindings offer no explicit free.
+    this.#loaded = null
+    this.#loading = null
+    if (this.#tempDir) await rm(this.#tempDir, { recursive: true, force: true })
+    this.#tempDir = null
+  }
+}

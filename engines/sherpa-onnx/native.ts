@@ -1,0 +1,58 @@
+/**
+ * The slice of sherpa-onnx-node (CJS, untyped) this engine uses, typed, and loaded only on demand: importing
+ * the engine definition must never load native code.
+ */
+import { createRequire } from 'node:module'
+import os from 'node:os'
+
+export interface OfflineRecognizerResult {
+  text: string
+  lang?: string
+  tokens?: string[]
+  timestamps?: number[]
+  durations?: number[]
+  /** Log-probability of each emitted token (transducer families). */
+  ys_log_probs?: number[]
+}
+
+export interface OfflineStream {
+  acceptWaveform(wave: { samples: Float32Array; sampleRate: number }): void
+}
+
+export interface OfflineRecognizer {
+  createStream(hotwords?: string): OfflineStream
+  decodeAsync(stream: OfflineStream): Promise<OfflineRecognizerResult>
+  setConfig(config: unknown): void
+}
+
+export interface SherpaOnnxModule {
+  OfflineRecognizer: { createAsync(config: unknown): Promise<OfflineRecognizer> }
+}
+
+const PACKAGE = 'sherpa-onnx-node'
+
+export function loadSherpaOnnx(): SherpaOnnxModule {
+  return createRequire(import.meta.url)(PACKAGE) as SherpaOnnxModule
+}
+
+/**
+ * Whether the package and its native addon for this platform are installed, checked by resolving file names
+ * only (no native code runs). Returns a reason when they are not.
+ */
+export function sherpaOnnxMissing(): string | null {
+  const require = createRequire(import.meta.url)
+  let main: string
+  try {
+    main = require.resolve(PACKAGE)
+  } catch {
+    return `the npm package ${PACKAGE} is not installed`
+  }
+  const platform = os.platform() === 'win32' ? 'win' : os.platform()
+  const addon = `sherpa-onnx-${platform}-${os.arch()}`
+  try {
+    createRequire(main).resolve(`${addon}/package.json`)
+    return null
+  } catch {
+    return `the native addon ${addon} (a dependency of ${PACKAGE}) is not installed for this platform`
+  }
+}
