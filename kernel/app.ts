@@ -13,11 +13,13 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
+import { dictateRoutes } from '../plugins/dictate/index.ts'
 import { dictionaryRoutes } from '../plugins/dictionary/index.ts'
 import { enginesRoutes } from '../plugins/engines/index.ts'
 import { healthRoutes } from '../plugins/health/index.ts'
 import { historyRoutes } from '../plugins/history/index.ts'
 import { postprocessRoutes } from '../plugins/postprocess/index.ts'
+import { transcribeRoutes } from '../plugins/transcribe/index.ts'
 import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
 import { errorBody, errors } from './errors.ts'
@@ -105,6 +107,8 @@ export async function buildApp(
   await app.register(historyRoutes, { prefix: '/v1' })
   await app.register(postprocessRoutes, { prefix: '/v1' })
   await app.register(enginesRoutes, { prefix: '/v1' })
+  await app.register(transcribeRoutes, { prefix: '/v1' })
+  await app.register(dictateRoutes, { prefix: '/v1' })
   return app
 }
 

@@ -5,9 +5,12 @@
 import path from 'node:path'
 import { type AwilixContainer, asClass, asFunction, asValue, createContainer, InjectionMode } from 'awilix'
 import type { DictumConfig } from '../config/schema.ts'
+import { DictationService } from '../plugins/dictate/service.ts'
 import { DictionaryService } from '../plugins/dictionary/service.ts'
 import { HistoryService } from '../plugins/history/service.ts'
 import { PostprocessService } from '../plugins/postprocess/service.ts'
+import { TranscriptionService } from '../plugins/transcribe/service.ts'
+import { AudioService } from './audio-service.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
@@ -15,6 +18,7 @@ import { createEngineRunner } from './engine-runner/index.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
 import { type Db, openDatabase } from './storage/database.ts'
+import { VadService } from './vad-service.ts'
 
 export interface Cradle {
   configStore: ConfigStore
@@ -30,6 +34,10 @@ export interface Cradle {
   history: HistoryService
   historyMaxEntries: () => number
   postprocess: PostprocessService
+  audio: AudioService
+  vad: VadService
+  transcription: TranscriptionService
+  dictation: DictationService
 }
 
 export type DictumContainer = AwilixContainer<Cradle>
@@ -62,16 +70,25 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     historyMaxEntries: asValue(() => configStore.current.history.maxEntries),
     history: asClass(HistoryService).singleton(),
     postprocess: asClass(PostprocessService).singleton(),
+    audio: asClass(AudioService).singleton(),
+    vad: asClass(VadService).singleton(),
+    transcription: asClass(TranscriptionService).singleton(),
+    dictation: asClass(DictationService).singleton(),
   })
   return container
 }
 
-/** Closes what the container created, users before what they use: engines and providers, then the database. */
+/**
+ * Closes what the container created, users before what they use: engines, providers, the decoder (ffmpeg
+ * children, temp files) and the VAD, then the database.
+ */
 export async function closeContainer(container: DictumContainer): Promise<void> {
   const resolved = (name: keyof Cradle) => container.cache.has(name)
   const closing: Promise<unknown>[] = []
   if (resolved('engines')) closing.push(container.cradle.engines.close())
   if (resolved('providers')) closing.push(container.cradle.providers.close())
+  if (resolved('audio')) closing.push(container.cradle.audio.close())
+  if (resolved('vad')) closing.push(container.cradle.vad.close())
   await Promise.allSettled(closing)
   if (resolved('db')) container.cradle.db.close()
   await container.dispose()

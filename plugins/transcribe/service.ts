@@ -1,0 +1,222 @@
+/**
+ * The transcription pipeline shared by /v1/transcribe, /v1/dictate, the OpenAI-compatible route and the CLI:
+ * decode (streaming) → VAD → engine, piece by piece → join → dictionary replacements.
+ *
+ * Audio that fits the engine's window goes to the engine whole (after VAD has confirmed it holds speech);
+ * longer audio is cut at pauses into pieces no longer than the window and streamed through, so memory stays
+ * bounded whatever the length. Without a VAD model, long audio is cut at fixed lengths.
+ */
+
+import type { AudioSource } from '../../kernel/audio/index.ts'
+import type { AudioService } from '../../kernel/audio-service.ts'
+import type { ConfigStore } from '../../kernel/config-store.ts'
+import type {
+  EngineTranscribeResult,
+  TranscriptSegment,
+  TranscriptWord,
+} from '../../kernel/contracts/engine.ts'
+import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
+import { maxSegmentSecondsFor } from '../../kernel/vad/index.ts'
+import type { VadService } from '../../kernel/vad-service.ts'
+import type { DictionaryService } from '../dictionary/service.ts'
+import { joinPieces, type PieceResult } from './join.ts'
+
+export const SAMPLE_RATE = 16000
+/** The window used for engines that declare no limit: long audio is still cut, to bound memory. */
+const DEFAULT_WINDOW_SECONDS = 120
+const DECODE_CHUNK_SECONDS = 5
+
+export interface TranscribeOptions {
+  signal?: AbortSignal
+  language?: string
+  prompt?: string
+  /** Use this engine instead of the selected one (OpenAI route `model`). */
+  engineId?: string
+}
+
+/** A finished transcription. Times are seconds from the start of the audio. */
+export interface Transcript {
+  /** The transcript with dictionary replacements applied. */
+  text: string
+  /** The engine's words, before replacements. */
+  rawText: string
+  /** 0..1; see docs/transcription.md for engines that report none. */
+  confidence: number
+  /** 16 kHz mono samples decoded. */
+  sampleCount: number
+  /** Display name of the engine (spec 2.5 `provider`). */
+  provider: string
+  engine: string
+  durationSeconds: number
+  segments: TranscriptSegment[]
+  words: TranscriptWord[] | null
+  language: string | null
+}
+
+interface Deps {
+  audio: AudioService
+  vad: VadService
+  engines: EngineRegistry
+  dictionary: DictionaryService
+  configStore: ConfigStore
+}
+
+export class TranscriptionService {
+  readonly #deps: Deps
+
+  constructor(deps: Deps) {
+    this.#deps = deps
+  }
+
+  async transcribe(source: AudioSource, options: TranscribeOptions = {}): Promise<Transcript> {
+    const { audio, engines } = this.#deps
+    // The model loads while the audio decodes; a decode error wins over an engine error.
+    const acquiring = engines.acquire(options.engineId)
+    acquiring.catch(() => {})
+    const stream = audio.decoder.stream(source, { chunkSeconds: DECODE_CHUNK_SECONDS }, options.signal)
+    const iterator = stream[Symbol.asyncIterator]()
+    try {
+      return await this.#transcribeStream(iterator, acquiring, options)
+    } finally {
+      // Stops ffmpeg and removes temp files at once when anything fails midway.
+      await iterator.return?.(undefined)
+    }
+  }
+
+  async #transcribeStream(
+    iterator: AsyncIterator<Float32Array>,
+    acquiring: Promise<AcquiredEngine>,
+    options: TranscribeOptions,
+  ): Promise<Transcript> {
+    const { dictionary } = this.#deps
+    const first = await iterator.next()
+    const engine = await acquiring
+    const window = maxSegmentSecondsFor(
+      this.#deps.configStore.current.vad.maxSegmentSeconds,
+      engine.capabilities.maxAudioSeconds ?? DEFAULT_WINDOW_SECONDS,
+    )
+    const counted = { samples: 0 }
+    const chunks = countSamples(prepend(first, iterator), counted)
+    const pieces: PieceResult[] = []
+    for await (const piece of this.#pieces(chunks, window, options.signal)) {
+      const result = await this.#run(engine, piece.samples, piece.startSeconds, options)
+      pieces.push({ result, startSeconds: piece.startSeconds, seconds: piece.samples.length / SAMPLE_RATE })
+    }
+    const joined = joinPieces(pieces, (text) => dictionary.applyReplacements(text))
+    return {
+      ...joined,
+      sampleCount: counted.samples,
+      provider: engine.displayName,
+      engine: engine.id,
+      durationSeconds: counted.samples / SAMPLE_RATE,
+    }
+  }
+
+  /** Whole audio when it fits the window (if VAD hears speech in it), else VAD pieces or fixed cuts. */
+  async *#pieces(chunks: AsyncIterable<Float32Array>, window: number, signal?: AbortSignal) {
+    const limit = Math.floor(window * SAMPLE_RATE)
+    const head: Float32Array[] = []
+    let buffered = 0
+    const iterator = chunks[Symbol.asyncIterator]()
+    let next = await iterator.next()
+    while (!next.done && buffered + next.value.length <= limit) {
+      head.push(next.value)
+      buffered += next.value.length
+      next = await iterator.next()
+    }
+    const vad = await this.#deps.vad.segmenter()
+    if (next.done) {
+      const whole = concat(head, buffered)
+      if (whole.length === 0) return
+      if (
+        vad &&
+        !(await hasSpeech(vad.segment(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })))
+      ) {
+        return
+      }
+      yield { samples: whole, startSeconds: 0 }
+      return
+    }
+    const rest = (async function* () {
+      yield* head
+      if (!next.done) yield next.value
+      for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value
+    })()
+    if (vad) yield* vad.segment(rest, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
+    else yield* fixedCuts(rest, limit)
+  }
+
+  async #run(
+    engine: AcquiredEngine,
+    samples: Float32Array,
+    offsetSeconds: number,
+    options: TranscribeOptions,
+  ) {
+    const customWords = engine.capabilities.customWords ? [...this.#deps.dictionary.customWords()] : []
+    const result: EngineTranscribeResult = await engine.runner.transcribe(
+      {
+        samples,
+        customWords: customWords.map((w) => ({ text: w.text, weight: w.weight, aliases: [...w.aliases] })),
+        offsetSeconds,
+        ...(options.language ? { language: options.language } : {}),
+        ...(options.prompt ? { prompt: options.prompt } : {}),
+      },
+      options.signal,
+    )
+    return result
+  }
+}
+
+async function hasSpeech(pieces: AsyncIterable<unknown>): Promise<boolean> {
+  for await (const _ of pieces) return true
+  return false
+}
+
+async function* prepend(
+  first: IteratorResult<Float32Array>,
+  rest: AsyncIterator<Float32Array>,
+): AsyncGenerator<Float32Array> {
+  if (first.done) return
+  yield first.value
+  for (let n = await rest.next(); !n.done; n = await rest.next()) yield n.value
+}
+
+async function* countSamples(chunks: AsyncIterable<Float32Array>, into: { samples: number }) {
+  for await (const chunk of chunks) {
+    into.samples += chunk.length
+    yield chunk
+  }
+}
+
+async function* fixedCuts(chunks: AsyncIterable<Float32Array>, limit: number) {
+  let parts: Float32Array[] = []
+  let length = 0
+  let start = 0
+  for await (let chunk of chunks) {
+    while (length + chunk.length >= limit) {
+      const take = limit - length
+      parts.push(chunk.subarray(0, take))
+      yield { samples: concat(parts, limit), startSeconds: start / SAMPLE_RATE }
+      start += limit
+      chunk = chunk.subarray(take)
+      parts = []
+      length = 0
+    }
+    if (chunk.length > 0) {
+      parts.push(chunk.slice())
+      length += chunk.length
+    }
+  }
+  if (length > 0) yield { samples: concat(parts, length), startSeconds: start / SAMPLE_RATE }
+}
+
+function concat(parts: Float32Array[], length: number): Float32Array {
+  if (parts.length === 1 && parts[0]!.length === length) return parts[0]!
+  const out = new Float32Array(length)
+  let at = 0
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  return out
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets dictum up on a fresh Debian/Ubuntu machine: the system packages it uses (the pocketsphinx recognizer
+# with its English model, ffmpeg for non-WAV audio, tools for model archives and test fixtures), then the
+# npm dependencies. Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(pocketsphinx pocketsphinx-en-us ffmpeg bzip2 unzip zip sox python3-onnx)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund
+fi
+echo "setup: done"
