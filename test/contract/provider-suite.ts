@@ -1,0 +1,108 @@
+/**
+ * The conformance suite every AI post-processing provider runs (built-in ones and test fakes alike): the
+ * definition is well formed, the options schema accepts the given options, an instance processes text,
+ * honours an aborted signal, and closes twice without complaint.
+ */
+import { Kind } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { Test } from 'tap'
+import type { ProviderDefinition } from '../../kernel/contracts/provider.ts'
+import { createInstance, failure, resolveOptions } from '../helpers/vendor-servers/provider-harness.ts'
+
+export interface ProviderContractCase {
+  definition: ProviderDefinition
+  /** Options as a user would write them in config (defaults are applied here, as the kernel does). */
+  options: Record<string, unknown>
+  /** Text sent through `process` (default: a short dictation). */
+  text?: string
+  /** What `process` must return for `text`. */
+  expectText?: string | RegExp
+  /**
+   * Options under which a request stays in flight until aborted (a server that never answers). When given,
+   * the suite also checks that aborting the signal mid-request rejects.
+   */
+  hangingOptions?: Record<string, unknown>
+}
+
+const DEFAULT_TEXT = 'um hello world this is a test'
+
+export async function runProviderContract(t: Test, contract: ProviderContractCase): Promise<void> {
+  const { definition } = contract
+  const text = contract.text ?? DEFAULT_TEXT
+  const options = resolve(t, definition, contract.options)
+
+  await t.test(`${definition.id}: definition`, async (t) => {
+    t.match(definition.id, /^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'id is lower-case letters, digits and dashes')
+    t.ok(definition.displayName.trim(), 'has a display name')
+    t.ok(Kind in definition.optionsSchema, 'optionsSchema is a TypeBox schema')
+    t.ok(Value.Check(definition.optionsSchema, options), 'the options are valid once defaults are applied')
+    const capabilities = definition.capabilities(options as never)
+    t.type(capabilities.local, 'boolean', 'capabilities.local is a boolean')
+    t.type(capabilities.usesPrompt, 'boolean', 'capabilities.usesPrompt is a boolean')
+    const properties = (definition.optionsSchema as { properties?: Record<string, unknown> }).properties ?? {}
+    for (const key of definition.secretOptions ?? [])
+      t.ok(key in properties, `secret option ${key} is an option`)
+    if (definition.defaultModel)
+      t.ok(definition.defaultModel(options as never).trim(), 'defaultModel names one')
+  })
+
+  await t.test(`${definition.id}: process`, async (t) => {
+    const instance = await createInstance(t, definition, options)
+    await instance.load?.()
+    const result = await instance.process({ text }, new AbortController().signal)
+    t.type(result.text, 'string', 'returns text')
+    t.ok(result.text.trim(), 'the text is not blank')
+    t.type(result.model, 'string', 'names the model')
+    t.ok(result.model.trim(), 'the model is not blank')
+    if (contract.expectText !== undefined)
+      t.match(result.text, contract.expectText, 'returns the expected text')
+  })
+
+  await t.test(`${definition.id}: an aborted signal rejects`, async (t) => {
+    const instance = await createInstance(t, definition, options)
+    const controller = new AbortController()
+    controller.abort()
+    const error = await failure(t, instance.process({ text }, controller.signal))
+    t.ok(error.message.trim(), 'the error says something')
+    assertNoSecrets(t, definition, contract.options, error)
+  })
+
+  if (contract.hangingOptions) {
+    const hanging = resolve(t, definition, contract.hangingOptions)
+    await t.test(`${definition.id}: aborting mid-request rejects`, async (t) => {
+      const instance = await createInstance(t, definition, hanging)
+      const controller = new AbortController()
+      const pending = failure(t, instance.process({ text }, controller.signal))
+      setImmediate(() => controller.abort())
+      const error = await pending
+      t.not(error.name, 'TimeoutError', 'an abort is not reported as a timeout')
+      assertNoSecrets(t, definition, contract.hangingOptions ?? {}, error)
+    })
+  }
+
+  await t.test(`${definition.id}: close twice`, async (t) => {
+    const instance = await createInstance(t, definition, options)
+    await instance.close?.()
+    await instance.close?.()
+    t.pass('closing twice does not throw')
+  })
+}
+
+function resolve(t: Test, definition: ProviderDefinition, raw: Record<string, unknown>): unknown {
+  const { value, problems } = resolveOptions(definition, raw)
+  t.same(problems, [], 'the options schema accepts the options')
+  return value
+}
+
+function assertNoSecrets(
+  t: Test,
+  definition: ProviderDefinition,
+  options: Record<string, unknown>,
+  error: Error,
+) {
+  for (const key of definition.secretOptions ?? []) {
+    const secret = options[key]
+    if (typeof secret === 'string')
+      t.notOk(error.message.includes(secret), `the message does not contain ${key}`)
+  }
+}
