@@ -66,8 +66,8 @@ function messageIn(json: unknown): string | undefined {
   return undefined
 }
 
-/** Looks like an API key or bearer token: `sk-…`, `sk-ant-…`, `gsk_…`, `xai-…` and the like. */
-const KEY_LIKE = /\b(?:sk|gsk|xai|pk|rk|key|or)[-_][A-Za-z0-9_-]{12,}/g
+/** Looks like an API key: `sk-…` (OpenAI, OpenRouter `sk-or-…`, Anthropic `sk-ant-…`), Groq `gsk_…`, xAI `xai-…`. */
+const KEY_LIKE = /\b(?:sk|gsk|xai)[-_][A-Za-z0-9_-]{12,}/g
 
 /** Removes every configured secret, and anything shaped like an API key, from a message. */
 export function redact(message: string, secrets: string[]): string {
