@@ -64,7 +64,11 @@ t.test('redact removes the configured secrets and key-shaped strings', async (t)
   t.equal(redact('token hunter2-secret used', ['hunter2-secret']), 'token [redacted] used')
   t.equal(redact('sk-ant-api03-AAAAAAAAAAAAAAAAAAAA', []), '[redacted]')
   t.equal(redact('model gpt-4o-mini not found', []), 'model gpt-4o-mini not found', 'model names survive')
-  t.equal(redact('use a key-value-store-setting', []), 'use a key-value-store-setting', 'ordinary words survive')
+  t.equal(
+    redact('use a key-value-store-setting', []),
+    'use a key-value-store-setting',
+    'ordinary words survive',
+  )
 })
 
 t.test('safeUrl drops credentials, query and fragment', async (t) => {
