@@ -1,0 +1,65 @@
+/**
+ * Real models, when `DICTUM_TEST_MODELS` names a folder holding catalog model folders by id (as
+ * `dictum models pull` lays them out): every sherpa-onnx model present transcribes the shared clips with a
+ * plausible word error rate, silence stays empty, and transducers take custom words.
+ */
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { Value } from '@sinclair/typebox/value'
+import t from 'tap'
+import engine from '../../../engines/sherpa-onnx/index.ts'
+import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
+import { defaultCatalog } from '../../../kernel/models/catalog.ts'
+import { corpusWordErrorRate } from '../../helpers/wer.ts'
+import { readWav, sharedAudio, silentLogger } from './fixtures.ts'
+
+const modelsDir = process.env.DICTUM_TEST_MODELS
+/** Loose bounds: they catch a broken pipeline (wrong features, wrong tokens), not a slightly worse model. */
+const MAX_WER: Record<string, number> = { whisper: 0.5, moonshine: 0.4 }
+
+async function references(): Promise<{ file: string; text: string }[]> {
+  const lines = (await readFile(path.join(sharedAudio, 'refs.tsv'), 'utf8')).trim().split('\n').slice(1)
+  return lines.map((line) => {
+    const [file, text] = line.split('\t')
+    return { file: file!, text: text ?? '' }
+  })
+}
+
+if (!modelsDir) {
+  t.skip(
+    'DICTUM_TEST_MODELS not set: point it at a folder of catalog model folders to test real models',
+    () => {},
+  )
+} else {
+  const present = defaultCatalog.filter(
+    (e) => e.engine === 'sherpa-onnx' && existsSync(path.join(modelsDir, e.id)),
+  )
+  if (present.length === 0) t.skip(`no sherpa-onnx catalog model folder in ${modelsDir}`, () => {})
+  for (const entry of present) {
+    t.test(entry.id, async (t) => {
+      const options = Value.Default(engine.optionsSchema, { model: entry.id }) as SherpaOnnxOptions
+      t.ok((await engine.probe!({ options, dataDir: modelsDir, modelsDir, logger: silentLogger })).available)
+      const instance = await engine.create({ options, dataDir: modelsDir, modelsDir, logger: silentLogger })
+      t.teardown(() => instance.close())
+      await instance.load()
+      const pairs = []
+      for (const ref of await references()) {
+        const samples = await readWav(path.join(sharedAudio, ref.file))
+        const result = await instance.transcribe({ samples, customWords: [], language: 'en' })
+        pairs.push({ reference: ref.text, hypothesis: result.text })
+      }
+      const wer = corpusWordErrorRate(pairs)
+      t.ok(wer < (MAX_WER[entry.family] ?? 0.3), `corpus WER ${wer.toFixed(3)}`)
+      const silence = await instance.transcribe({ samples: new Float32Array(16000 * 2), customWords: [] })
+      t.equal(silence.text, '', 'silence stays empty')
+      if (engine.capabilities(options).customWords) {
+        const samples = await readWav(path.join(sharedAudio, 'cards-001.wav'))
+        const words = [{ text: 'Diamonds', weight: 60, aliases: ['diamond'] }]
+        const result = await instance.transcribe({ samples, customWords: words })
+        t.ok(Array.isArray(result.debug?.hotwords) && (result.debug.hotwords as string[]).length === 2)
+        t.type(result.text, 'string')
+      }
+    })
+  }
+}
