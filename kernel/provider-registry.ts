@@ -159,7 +159,11 @@ export class ProviderRegistry {
     if (timedOut || (err as Error)?.name === 'TimeoutError') {
       return errors.PROVIDER_TIMEOUT(`${name} did not answer within ${this.#config.current.ai.timeoutMs} ms.`)
     }
-    const message = redact((err as Error)?.message ?? String(err), options)
+    // Providers often name themselves already ("ollama: HTTP 404…"): say the name once.
+    const message = redact((err as Error)?.message ?? String(err), options).replace(
+      new RegExp(`^(${escapeRegExp(definition.id)}|${escapeRegExp(name)}):\\s*`, 'i'),
+      '',
+    )
     this.#logger.warn({ provider: definition.id, error: message }, 'AI provider failed')
     return errors.PROVIDER_FAILED(`${name}: ${message.replace(/\.$/, '')}.`)
   }
@@ -218,4 +222,8 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true })
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

@@ -90,11 +90,12 @@ export class EngineRegistry {
     if (!probe.available)
       return { ...base, status: 'unavailable', reason: probe.reason, fix: probe.fix ?? null }
     const runner = this.#live.get(id)?.runner
+    // A crash or timeout leaves the runner idle with the error kept until a load succeeds again.
+    if (runner && (runner.state === 'failed' || (runner.lastError && runner.state !== 'loading'))) {
+      return { ...base, status: 'failed', reason: runner.lastError?.message ?? 'failed', fix: null }
+    }
     if (!runner || runner.state === 'idle' || runner.state === 'closed') {
       return { ...base, status: 'discovered', reason: null, fix: null }
-    }
-    if (runner.state === 'failed') {
-      return { ...base, status: 'failed', reason: runner.lastError?.message ?? 'failed', fix: null }
     }
     return { ...base, status: runner.state, reason: null, fix: null }
   }

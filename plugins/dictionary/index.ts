@@ -2,18 +2,31 @@
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { CustomWordListSchema, ReplacementListSchema } from './schemas.ts'
 
+const identity = (body: unknown) => body as string
+
 export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   const { dictionary } = app.dictum
   const replacements = { schema: { response: { 200: ReplacementListSchema } } }
   const words = { schema: { response: { 200: CustomWordListSchema } } }
 
-  app.get('/replacements', replacements, async () => dictionary.listReplacements())
+  // GET bodies are pre-serialised (see DictionaryService.listJson); the POST schemas describe the same shape.
+  app.get('/replacements', async (_request, reply) =>
+    reply
+      .type('application/json; charset=utf-8')
+      .serializer(identity)
+      .send(dictionary.listJson('rules') as never),
+  )
   app.post(
     '/replacements',
     { ...replacements, config: { jsonError: 'INVALID_REPLACEMENTS_JSON' } },
     async (request) => dictionary.writeReplacements(request.body),
   )
-  app.get('/custom-words', words, async () => dictionary.listCustomWords())
+  app.get('/custom-words', async (_request, reply) =>
+    reply
+      .type('application/json; charset=utf-8')
+      .serializer(identity)
+      .send(dictionary.listJson('words') as never),
+  )
   app.post(
     '/custom-words',
     { ...words, config: { jsonError: 'INVALID_CUSTOM_WORDS_JSON' } },

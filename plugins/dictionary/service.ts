@@ -23,6 +23,7 @@ export class DictionaryService {
   readonly #db: Db
   readonly #store: DictionaryStore
   #matcher: { version: string; matcher: ReplacementMatcher } | null = null
+  readonly #json = new Map<'rules' | 'words', { version: string; body: string }>()
 
   constructor({ db }: { db: Db }) {
     this.#db = db
@@ -37,6 +38,19 @@ export class DictionaryService {
   listCustomWords(): ListEnvelope<CustomWord> {
     const items = [...this.#store.words()]
     return { count: items.length, items }
+  }
+
+  /**
+   * The GET bodies, serialised once per dictionary version: the lists are read far more often than written
+   * (every client poll), and the stored objects have exactly the response's fields.
+   */
+  listJson(which: 'rules' | 'words'): string {
+    const version = this.#store.version
+    const cached = this.#json.get(which)
+    if (cached?.version === version) return cached.body
+    const body = JSON.stringify(which === 'rules' ? this.listReplacements() : this.listCustomWords())
+    this.#json.set(which, { version, body })
+    return body
   }
 
   /** POST /v1/dictionary/replacements: validates the whole payload, then merges in one transaction. */

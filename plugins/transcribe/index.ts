@@ -1,7 +1,7 @@
 /** POST /v1/transcribe (spec 4.5): any of the three input modes -> transcription result. */
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
-import { audioFromRequest } from './input.ts'
+import { audioFromRequest, stringFields } from './input.ts'
 import { TranscriptionResultSchema } from './schemas.ts'
 
 export const transcribeRoutes = routePlugin('transcribe', async (app) => {
@@ -15,10 +15,9 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
     },
     async (request, reply) => {
       const { source, fields } = audioFromRequest(request)
-      const language = typeof fields.language === 'string' ? fields.language : undefined
       const transcript = await transcription.transcribe(source, {
         signal: clientGoneSignal(reply),
-        ...(language ? { language } : {}),
+        ...stringFields(fields, ['language', 'prompt']),
       })
       const { history: settings } = configStore.current
       if (settings.enabled && settings.recordTranscribe) {

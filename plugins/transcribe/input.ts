@@ -69,3 +69,16 @@ export function fieldOrHeader(
   if (typeof value === 'string') return value
   return header(request, name) ?? ''
 }
+
+/** The named non-empty string fields of a JSON body (extension fields such as `language` and `prompt`). */
+export function stringFields<K extends string>(
+  fields: Record<string, unknown>,
+  names: K[],
+): Partial<Record<K, string>> {
+  const out: Partial<Record<K, string>> = {}
+  for (const name of names) {
+    const value = fields[name]
+    if (typeof value === 'string' && value.trim() !== '') out[name] = value
+  }
+  return out
+}
