@@ -9,11 +9,11 @@ export function importPluginModule(moduleSource: string): Promise<Record<string,
 }
 
 /**
- * Finds the definition with the given id among a module's exports: `default` or `engine`, each a single
- * definition or an array. The kernel has already validated it at boot.
+ * Finds the definition with the given id among a module's exports: `default`, `engine` or `engines`, each a
+ * single definition or an array (the places the kernel's discovery reads). The kernel has already validated it at boot.
  */
 export function findDefinition(moduleExports: Record<string, unknown>, engineId: string): EngineDefinition {
-  const candidates = [moduleExports.default, moduleExports.engine].flat()
+  const candidates = [moduleExports.default, moduleExports.engine, moduleExports.engines].flat()
   const found = candidates.find(
     (candidate): candidate is EngineDefinition =>
       typeof candidate === 'object' && candidate !== null && (candidate as { id?: unknown }).id === engineId,

@@ -1,0 +1,36 @@
+/**
+ * pocketsphinx engine: CMU PocketSphinx 0.8 (Debian's libpocketsphinx3) through koffi, with the US English
+ * model of `pocketsphinx-en-us`. Small and fast, less accurate than the sherpa-onnx models; no custom words.
+ */
+import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
+import { checkInstallation, INSTALL_FIX } from './installation.ts'
+import { PocketsphinxEngine } from './instance.ts'
+import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from './options.ts'
+
+/** Longest piece handed to the decoder at once; the kernel's VAD cuts longer audio at pauses. */
+export const MAX_AUDIO_SECONDS = 60
+
+async function probe(context: EngineContext<PocketsphinxOptions>): Promise<EngineProbe> {
+  const installation = await checkInstallation(context.options, context.modelsDir)
+  return installation.ok
+    ? { available: true }
+    : { available: false, reason: installation.reason, fix: INSTALL_FIX }
+}
+
+export default defineEngine({
+  id: 'pocketsphinx',
+  displayName: (options) =>
+    options.language === 'en' ? 'PocketSphinx (en-US)' : `PocketSphinx (${options.language})`,
+  description: 'CMU PocketSphinx with the Debian US English model: light and fast, modest accuracy.',
+  optionsSchema: PocketsphinxOptionsSchema,
+  capabilities: (options) => ({
+    customWords: false,
+    wordTimestamps: true,
+    segmentTimestamps: true,
+    languages: [options.language],
+    maxAudioSeconds: MAX_AUDIO_SECONDS,
+  }),
+  isolation: 'process',
+  probe,
+  create: (context) => new PocketsphinxEngine(context),
+})

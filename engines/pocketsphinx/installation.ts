@@ -1,0 +1,42 @@
+/** Checks that pocketsphinx and its model are on disk, without loading native code. */
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
+import { findLibraries, LIBRARY_NAMES, type LibraryPaths } from './libraries.ts'
+import { type ModelPaths, type PocketsphinxOptions, resolveModelPaths } from './options.ts'
+
+export const INSTALL_FIX = 'apt-get install pocketsphinx pocketsphinx-en-us'
+
+export type Installation =
+  | { ok: true; libraries: LibraryPaths; paths: ModelPaths }
+  | { ok: false; reason: string }
+
+/** Files of an acoustic model folder that pocketsphinx cannot start without. */
+const ACOUSTIC_MODEL_FILES = ['mdef', 'means', 'variances', 'transition_matrices']
+
+export async function checkInstallation(
+  options: PocketsphinxOptions,
+  modelsDir: string,
+): Promise<Installation> {
+  const libraries = findLibraries(options.libraryDir)
+  if (!libraries) {
+    const where = options.libraryDir ? ` in ${options.libraryDir}` : ''
+    return {
+      ok: false,
+      reason: `${LIBRARY_NAMES.pocketsphinx} or ${LIBRARY_NAMES.sphinxbase} not found${where}`,
+    }
+  }
+  const paths = resolveModelPaths(options, modelsDir)
+  for (const file of ACOUSTIC_MODEL_FILES) {
+    if (!(await isFile(path.join(paths.hmm, file)))) {
+      return { ok: false, reason: `acoustic model folder ${paths.hmm} has no ${file}` }
+    }
+  }
+  if (!(await isFile(paths.lm))) return { ok: false, reason: `language model ${paths.lm} not found` }
+  if (!(await isFile(paths.dict))) return { ok: false, reason: `dictionary ${paths.dict} not found` }
+  return { ok: true, libraries, paths }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  const info = await stat(file).catch(() => null)
+  return info?.isFile() === true && info.size > 0
+}

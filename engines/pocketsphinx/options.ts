@@ -1,0 +1,53 @@
+/** Options of the pocketsphinx engine (config `speech.engines.pocketsphinx`). */
+import path from 'node:path'
+import { type Static, Type } from '@sinclair/typebox'
+
+/** Where Debian's `pocketsphinx-en-us` package puts the US English model. */
+export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us'
+
+const PathString = Type.String({ minLength: 1 })
+
+export const PocketsphinxOptionsSchema = Type.Object(
+  {
+    modelDir: Type.String({
+      minLength: 1,
+      default: DEFAULT_MODEL_DIR,
+      description: 'Model folder (relative paths are inside the models directory).',
+    }),
+    hmm: Type.Optional({ ...PathString, description: 'Acoustic model folder; default `<modelDir>/en-us`.' }),
+    lm: Type.Optional({ ...PathString, description: 'Language model; default `<modelDir>/en-us.lm.bin`.' }),
+    dict: Type.Optional({
+      ...PathString,
+      description: 'Pronunciation dictionary; default `<modelDir>/cmudict-en-us.dict`.',
+    }),
+    language: Type.String({
+      minLength: 2,
+      default: 'en',
+      description: 'Language of the model (ISO 639-1), for models other than the default US English one.',
+    }),
+    libraryDir: Type.Optional({
+      ...PathString,
+      description:
+        'Folder holding libpocketsphinx.so.3 and libsphinxbase.so.3; default: the system library folders.',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export type PocketsphinxOptions = Static<typeof PocketsphinxOptionsSchema>
+
+export interface ModelPaths {
+  hmm: string
+  lm: string
+  dict: string
+}
+
+/** The three model paths, absolute: `modelDir` relative to the models directory, the rest to `modelDir`. */
+export function resolveModelPaths(options: PocketsphinxOptions, modelsDir: string): ModelPaths {
+  const modelDir = path.resolve(modelsDir, options.modelDir)
+  return {
+    hmm: path.resolve(modelDir, options.hmm ?? 'en-us'),
+    lm: path.resolve(modelDir, options.lm ?? 'en-us.lm.bin'),
+    dict: path.resolve(modelDir, options.dict ?? 'cmudict-en-us.dict'),
+  }
+}

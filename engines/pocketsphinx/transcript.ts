@@ -1,0 +1,57 @@
+/**
+ * From pocketsphinx's output to dictum's result: words with timings and a confidence.
+ *
+ * Confidence rule: the arithmetic mean of the posterior probabilities of the recognised words (fillers
+ * such as `<sil>` and `[NOISE]` excluded), each taken from the decoder's lattice (`ps_seg_prob`, converted
+ * with the decoder's logmath) and clamped to 0..1. No words recognised: text '' and confidence null.
+ * (The whole-utterance probability is not used: it tends to 0 as utterances get longer.)
+ */
+import type { EngineTranscribeResult, TranscriptWord } from '../../kernel/contracts/engine.ts'
+import type { Decoded } from './decoder.ts'
+
+/** pocketsphinx's default frame rate (`-frate 100`): one frame every 10 ms. */
+export const FRAMES_PER_SECOND = 100
+
+/** `<s>`, `</s>`, `<sil>`, `[NOISE]`, `[SPEECH]`…: not words of the transcript. */
+export function isFiller(word: string): boolean {
+  return /^(<[^>]*>|\[[^\]]*\]|\+\+.*\+\+)$/.test(word)
+}
+
+/** `read(2)` names the second pronunciation of `read`; the transcript wants `read`. */
+export function baseWord(word: string): string {
+  return word.replace(/\(\d+\)$/, '')
+}
+
+export function toTranscript(decoded: Decoded, language: string): EngineTranscribeResult {
+  const words: TranscriptWord[] = decoded.segments
+    .filter((segment) => !isFiller(segment.word))
+    .map((segment) => ({
+      word: baseWord(segment.word),
+      start: segment.startFrame / FRAMES_PER_SECOND,
+      end: (segment.endFrame + 1) / FRAMES_PER_SECOND,
+      confidence: clamp01(segment.posterior),
+    }))
+  const text = decoded.hypothesis.trim().replace(/\s+/g, ' ')
+  const first = words[0]
+  const last = words.at(-1)
+  if (!text || !first || !last) return { text, confidence: null, words: [], segments: [], language }
+  const confidence = words.reduce((sum, word) => sum + (word.confidence ?? 0), 0) / words.length
+  return { text, confidence, words, segments: [{ text, start: first.start, end: last.end }], language }
+}
+
+function clamp01(value: number): number {
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0
+}
+
+/**
+ * Float samples in [-1, 1] to the int16 PCM pocketsphinx reads, clipped. The scale is 32768 both ways, so
+ * 16-bit audio decoded by the kernel (x / 32768) comes back bit for bit.
+ */
+export function toInt16(samples: Float32Array): Int16Array {
+  const out = new Int16Array(samples.length)
+  for (let i = 0; i < samples.length; i++) {
+    const scaled = Math.round((samples[i] as number) * 32768)
+    out[i] = Math.min(32767, Math.max(-32768, scaled))
+  }
+  return out
+}

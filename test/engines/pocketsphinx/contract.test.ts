@@ -1,0 +1,13 @@
+import path from 'node:path'
+import t from 'tap'
+import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
+import { runEngineContract } from '../../contract/engine-suite.ts'
+import { readClip, sharedAudioDir } from './clips.ts'
+
+const samples = await readClip(path.join(sharedAudioDir, 'goforward.wav'))
+await runEngineContract(t, {
+  definition: pocketsphinx,
+  options: {},
+  samples,
+  expectText: /^go forward ten meters$/,
+})

@@ -1,0 +1,83 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
+import { resolveModelPaths } from '../../../engines/pocketsphinx/options.ts'
+import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+const logger = { debug() {}, info() {}, warn() {}, error() {} }
+const defaults = { modelDir: '/usr/share/pocketsphinx/model/en-us', language: 'en' }
+const probe = (options: Record<string, unknown>, modelsDir = '/nonexistent') =>
+  pocketsphinx.probe?.({ options: { ...defaults, ...options }, dataDir: '/nonexistent', modelsDir, logger })
+
+t.test('model paths: defaults, relative paths, overrides', async (t) => {
+  t.same(resolveModelPaths(defaults, '/m'), {
+    hmm: '/usr/share/pocketsphinx/model/en-us/en-us',
+    lm: '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
+    dict: '/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict',
+  })
+  t.same(resolveModelPaths({ ...defaults, modelDir: 'fr', lm: 'fr.lm.bin', dict: '/d/fr.dict' }, '/m'), {
+    hmm: '/m/fr/en-us',
+    lm: '/m/fr/fr.lm.bin',
+    dict: '/d/fr.dict',
+  })
+})
+
+const installed = (await probe({}))?.available === true
+const skip = installed ? false : 'pocketsphinx is not installed on this machine'
+
+t.test('probe: unavailable with a reason and the fix when files are missing', { skip }, async (t) => {
+  t.same(await probe({ modelDir: '/nonexistent/model' }), {
+    available: false,
+    reason: 'acoustic model folder /nonexistent/model/en-us has no mdef',
+    fix: 'apt-get install pocketsphinx pocketsphinx-en-us',
+  })
+  t.match(await probe({ lm: '/nonexistent/x.lm.bin' }), {
+    available: false,
+    reason: 'language model /nonexistent/x.lm.bin not found',
+  })
+  t.match(await probe({ dict: 'missing.dict' }), {
+    available: false,
+    reason: /dictionary .*missing.dict not found/,
+  })
+  t.match(await probe({ libraryDir: '/nonexistent/lib' }), {
+    available: false,
+    reason: 'libpocketsphinx.so.3 or libsphinxbase.so.3 not found in /nonexistent/lib',
+  })
+})
+
+t.test('load with a missing model fails with ENGINE_LOAD_FAILED and the fix', async (t) => {
+  const runner = createEngineRunner({
+    engineId: 'pocketsphinx',
+    moduleSource: path.join(repoRoot, 'engines/pocketsphinx/index.ts'),
+    isolation: 'process',
+    context: { options: { ...defaults, modelDir: '/nonexistent/model' }, dataDir: '/x', modelsDir: '/x' },
+    concurrency: 1,
+    requestTimeoutMs: 60_000,
+    loadTimeoutMs: 60_000,
+    logger,
+  })
+  t.teardown(() => runner.close())
+  const error = await runner.load().catch((e) => e)
+  t.equal(error.code, 'ENGINE_LOAD_FAILED')
+  t.match(
+    error.message,
+    /pocketsphinx: Model not installed: pocketsphinx: acoustic model folder .* has no mdef/,
+  )
+  t.same(error.extra, { fix: 'apt-get install pocketsphinx pocketsphinx-en-us' })
+  t.equal(runner.state, 'failed')
+})
+
+t.test('definition: display name and capabilities', async (t) => {
+  const name = pocketsphinx.displayName
+  t.equal(typeof name === 'function' ? name(defaults) : name, 'PocketSphinx (en-US)')
+  t.same(pocketsphinx.capabilities(defaults), {
+    customWords: false,
+    wordTimestamps: true,
+    segmentTimestamps: true,
+    languages: ['en'],
+    maxAudioSeconds: 60,
+  })
+  t.equal(pocketsphinx.isolation, 'process')
+})

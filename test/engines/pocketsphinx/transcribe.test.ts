@@ -1,0 +1,87 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
+import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
+import { corpusWordErrorRate, wordErrorRate } from '../../helpers/wer.ts'
+import { commandLineTranscript, readClip, referenceClips } from './clips.ts'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
+const options = { modelDir: '/usr/share/pocketsphinx/model/en-us', language: 'en' }
+const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: console }
+const probe = await pocketsphinx.probe?.(context)
+
+t.test('the WER helper', async (t) => {
+  t.equal(
+    wordErrorRate('Go forward, ten meters.', 'go forward ten meters'),
+    0,
+    'case and punctuation ignored',
+  )
+  t.equal(wordErrorRate('a b c d', 'a x c'), 0.5, 'one substitution and one deletion over four words')
+  t.equal(wordErrorRate('a b', 'a b c d'), 1, 'insertions count')
+})
+
+const skip = probe?.available
+  ? false
+  : `pocketsphinx is not installed (${probe?.available === false && probe.reason})`
+
+t.test(
+  'every shared clip through the engine runner, compared with pocketsphinx_continuous',
+  { skip },
+  async (t) => {
+    const runner = createEngineRunner({
+      engineId: 'pocketsphinx',
+      moduleSource: path.join(repoRoot, 'engines/pocketsphinx/index.ts'),
+      isolation: 'process',
+      context: { options, dataDir: '/nonexistent', modelsDir: '/nonexistent' },
+      concurrency: 1,
+      requestTimeoutMs: 120_000,
+      loadTimeoutMs: 60_000,
+      logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+    })
+    t.teardown(() => runner.close())
+    await runner.load()
+
+    const ours: { reference: string; hypothesis: string }[] = []
+    const theirs: { reference: string; hypothesis: string }[] = []
+    for (const clip of referenceClips()) {
+      const samples = await readClip(clip.path)
+      const [result, cli] = await Promise.all([
+        runner.transcribe({ samples, customWords: [] }),
+        commandLineTranscript(clip.path),
+      ])
+      ours.push({ reference: clip.reference, hypothesis: result.text })
+      theirs.push({ reference: clip.reference, hypothesis: cli })
+      t.comment(`${clip.file}: dictum "${result.text}" | cli "${cli}"`)
+      t.ok(result.text.length > 0, `${clip.file}: recognised something`)
+      t.ok(
+        result.confidence !== null && result.confidence > 0 && result.confidence <= 1,
+        `${clip.file}: confidence`,
+      )
+      t.equal(
+        result.words?.map((w) => w.word).join(' '),
+        result.text,
+        `${clip.file}: the words make the text`,
+      )
+      const seconds = samples.length / 16000
+      t.ok(
+        result.words?.every(
+          (w, i, all) =>
+            w.start < w.end && w.end <= seconds + 0.05 && (i === 0 || all[i - 1]!.end <= w.start),
+        ),
+        `${clip.file}: word timings are in order and inside the clip`,
+      )
+    }
+    const dictumWer = corpusWordErrorRate(ours)
+    const cliWer = corpusWordErrorRate(theirs)
+    t.comment(`WER: dictum ${dictumWer.toFixed(3)}, pocketsphinx_continuous ${cliWer.toFixed(3)}`)
+    t.ok(
+      dictumWer <= cliWer,
+      `dictum's WER (${dictumWer.toFixed(3)}) is no worse than the command line's (${cliWer.toFixed(3)})`,
+    )
+    t.ok(
+      wordErrorRate('go forward ten meters', ours[3]?.hypothesis ?? '') === 0,
+      'the short command is exact',
+    )
+  },
+)
