@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { HistoryService } from '../plugins/history/service.ts'
 import { openDatabase } from '../kernel/storage/database.ts'
+import { HistoryService } from '../plugins/history/service.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { load, median, round } from './lib/load.ts'
 
@@ -19,8 +19,13 @@ export async function benchThroughput(rounds = 3, seconds = 4): Promise<Record<s
   try {
     for (let round = 0; round < rounds; round++) {
       rps.hello.push((await load(`http://127.0.0.1:${hello.port}/`, { seconds })).requestsPerSecond)
-      rps.health.push((await load(`http://127.0.0.1:${dictum.port}/v1/health`, { seconds })).requestsPerSecond)
-      rps.words.push((await load(`http://127.0.0.1:${dictum.port}/v1/dictionary/custom-words`, { seconds })).requestsPerSecond)
+      rps.health.push(
+        (await load(`http://127.0.0.1:${dictum.port}/v1/health`, { seconds })).requestsPerSecond,
+      )
+      rps.words.push(
+        (await load(`http://127.0.0.1:${dictum.port}/v1/dictionary/custom-words`, { seconds }))
+          .requestsPerSecond,
+      )
     }
   } finally {
     await Promise.all([hello.stop(), dictum.stop()])
@@ -46,7 +51,8 @@ export async function benchHistory(rows = 100_000, reads = 50): Promise<Record<s
     )
     const text = 'the quick brown fox jumps over the lazy dog while dictating a fairly typical sentence'
     db.transaction(() => {
-      for (let i = 0; i < rows; i++) insert.run(crypto.randomUUID(), 1_700_000_000_000 + i * 1000, text, text, text.length)
+      for (let i = 0; i < rows; i++)
+        insert.run(crypto.randomUUID(), 1_700_000_000_000 + i * 1000, text, text, text.length)
     })()
     const times: number[] = []
     for (let i = 0; i < reads; i++) {

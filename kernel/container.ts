@@ -15,6 +15,7 @@ import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
+import { ModelManager } from './models/manager.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
 import { type Db, openDatabase } from './storage/database.ts'
@@ -28,6 +29,7 @@ export interface Cradle {
   modelsDir: string
   db: Db
   runnerFactory: RunnerFactory
+  models: ModelManager
   engines: EngineRegistry
   providers: ProviderRegistry
   dictionary: DictionaryService
@@ -64,6 +66,10 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     modelsDir: asValue(path.join(dataDir, 'models')),
     db: asFunction(({ dataDir }: Cradle) => openDatabase({ dataDir })).singleton(),
     runnerFactory: asValue(options.runnerFactory ?? createEngineRunner),
+    models: asFunction(
+      ({ modelsDir, logger }: Cradle) =>
+        new ModelManager({ modelsDir, logger, mirror: configStore.current.models.mirror }),
+    ).singleton(),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
     dictionary: asClass(DictionaryService).singleton(),
@@ -89,6 +95,7 @@ export async function closeContainer(container: DictumContainer): Promise<void> 
   if (resolved('providers')) closing.push(container.cradle.providers.close())
   if (resolved('audio')) closing.push(container.cradle.audio.close())
   if (resolved('vad')) closing.push(container.cradle.vad.close())
+  if (resolved('models')) closing.push(container.cradle.models.close())
   await Promise.allSettled(closing)
   if (resolved('db')) container.cradle.db.close()
   await container.dispose()

@@ -9,6 +9,7 @@ import type { EngineCapabilities, EngineDefinition, EngineProbe, PluginLogger } 
 import type { Discovered, DiscoveryResult } from './discovery.ts'
 import type { EngineRunner, EngineRunnerOptions } from './engine-runner/types.ts'
 import { errors } from './errors.ts'
+import type { ModelManager } from './models/manager.ts'
 import { resolveOptions } from './plugin-options.ts'
 
 export type EngineStatusName = 'discovered' | 'loading' | 'ready' | 'unavailable' | 'failed'
@@ -46,6 +47,7 @@ export class EngineRegistry {
   readonly #config: ConfigStore
   readonly #logger: PluginLogger
   readonly #factory: RunnerFactory
+  readonly #models: ModelManager
   readonly #live = new Map<string, Live>()
   #closed = false
 
@@ -54,7 +56,9 @@ export class EngineRegistry {
     configStore: ConfigStore
     logger: PluginLogger
     runnerFactory: RunnerFactory
+    models: ModelManager
   }) {
+    this.#models = deps.models
     this.#engines = deps.discovery.engines
     this.#config = deps.configStore
     this.#logger = deps.logger
@@ -106,6 +110,7 @@ export class EngineRegistry {
     const found = this.#find(id)
     const options = this.#options(id, found.definition)
     const displayName = displayNameOf(found.definition, options)
+    await this.#autoPull(found.definition, options)
     const probe = await this.#probe(found.definition, options)
     if (!probe.available) {
       const fix = probe.fix ? ` To fix it, run: ${probe.fix}` : ''
@@ -123,6 +128,16 @@ export class EngineRegistry {
     const live = [...this.#live.values()]
     this.#live.clear()
     await Promise.allSettled(live.map((l) => l.runner.close()))
+  }
+
+  /** With `models.autoPull`, pulls the catalog models the engine's options need and that are missing. */
+  async #autoPull(definition: EngineDefinition, options: unknown): Promise<void> {
+    if (!this.#config.current.models.autoPull || !definition.models) return
+    for (const id of definition.models(options as never)) {
+      if (await this.#models.isInstalled(id)) continue
+      this.#logger.info({ model: id }, 'models.autoPull: pulling the selected model')
+      await this.#models.pull(id)
+    }
   }
 
   #find(id: string): Discovered<EngineDefinition> {

@@ -38,6 +38,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   })
   await app.ready()
+  // Leftovers of pulls interrupted by a crash (staging folders, old partial downloads).
+  await app.dictum.models
+    .cleanupStale()
+    .catch((err: Error) => app.log.warn({ error: err.message }, 'model cleanup failed'))
   const listener = new ApiListener(app.server, app.log)
   const watcher = new ConfigWatcher()
   try {

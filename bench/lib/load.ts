@@ -8,7 +8,10 @@ export interface LoadResult {
   non2xx: number
 }
 
-export async function load(url: string, options: { seconds?: number; connections?: number } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: { seconds?: number; connections?: number } = {},
+): Promise<LoadResult> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 50,

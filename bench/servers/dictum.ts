@@ -24,7 +24,11 @@ writeFileSync(
 )
 const server = await startServer({ flags: { config: file }, env: {}, watch: false })
 server.app.dictum.dictionary.writeCustomWords({
-  entries: Array.from({ length: 20 }, (_, i) => ({ text: `Word${i}`, weight: i + 1, aliases: [`word ${i}`] })),
+  entries: Array.from({ length: 20 }, (_, i) => ({
+    text: `Word${i}`,
+    weight: i + 1,
+    aliases: [`word ${i}`],
+  })),
 })
 process.stdout.write(`${JSON.stringify({ port: server.listener.address!.port })}\n`)
 process.on('SIGTERM', () =>

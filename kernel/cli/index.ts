@@ -2,6 +2,7 @@
  * `dictum <command>`: the command line. Each command calls the same services as the HTTP API, in process,
  * without a running server (except `serve`, which is the server).
  */
+import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { type ConfigFlags, loadConfig } from '../../config/load.ts'
 import { maskSecrets } from '../../config/mask.ts'
@@ -25,6 +26,7 @@ const USAGE = `Usage: dictum <command> [options]
 Commands:
   serve                 Run the service (local HTTP API)
   config                Print the effective config (secrets masked)
+  models                List, pull, remove and verify speech models
   version               Print the version
 
 Global options:
@@ -76,7 +78,42 @@ const version: CommandRunner = async (_args, io) => {
   return EXIT.ok
 }
 
-export const commands: Record<string, CommandRunner> = { serve, config, version }
+const models: CommandRunner = async (args, io) => {
+  // Global options may come before the subcommand: `dictum models --data-dir D list`.
+  const { values, tokens } = parseArgs({ args, options: GLOBAL_OPTIONS, strict: false, tokens: true })
+  const consumed = new Set<number>()
+  for (const token of tokens) {
+    if (token.kind !== 'option' || !['config', 'host', 'port', 'data-dir'].includes(token.name)) continue
+    consumed.add(token.index)
+    if (token.inlineValue === false) consumed.add(token.index + 1)
+  }
+  const rest = args.filter((_, i) => !consumed.has(i))
+  const { config } = loadConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  const { ModelManager } = await import('../models/manager.ts')
+  const { modelsCommand } = await import('../models/cli.ts')
+  const manager = new ModelManager({
+    modelsDir: path.join(config.dataDir, 'models'),
+    logger: quietLogger,
+    mirror: config.models.mirror,
+  })
+  const controller = new AbortController()
+  const onSigint = () => controller.abort(new Error('interrupted'))
+  process.once('SIGINT', onSigint)
+  try {
+    return await modelsCommand(
+      rest,
+      { stdout: io.stdout, stderr: io.stderr, isTTY: io.isTTY, signal: controller.signal },
+      manager,
+    )
+  } finally {
+    process.off('SIGINT', onSigint)
+  }
+}
+
+/** CLI commands log nothing by default: they print what matters. */
+export const quietLogger = { debug() {}, info() {}, warn() {}, error() {} }
+
+export const commands: Record<string, CommandRunner> = { serve, config, version, models }
 
 /** Runs one command; returns the exit code (-1: the command keeps the process running). */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {

@@ -146,6 +146,11 @@ export interface EngineDefinition<S extends TSchema = TSchema> {
    * not load native code that could crash. Omitted: always available.
    */
   probe?(context: EngineContext<Static<S>>): Promise<EngineProbe>
+  /**
+   * Catalog model ids (`dictum models list`) these options need. With config `models.autoPull` the kernel
+   * pulls the missing ones before the first load. Omitted: none.
+   */
+  models?(options: Static<S>): string[]
   /** Creates an instance. Must be cheap; heavy work belongs in `load()`. */
   create(context: EngineContext<Static<S>>): EngineInstance | Promise<EngineInstance>
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import pino from 'pino'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { startServer } from '../../kernel/server.ts'
 import { FIXTURE_ENGINE, FIXTURE_PROVIDER, FIXTURES, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'
@@ -28,7 +28,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string): P
   throw new Error(`gave up waiting for ${what}`)
 }
 
-function setup(t: Parameters<Parameters<typeof t.test>[1]>[0], extra: Record<string, unknown> = {}) {
+function setup(t: Test, extra: Record<string, unknown> = {}) {
   const dir = tempDir(t)
   const file = path.join(dir, 'config.json')
   const base = {
