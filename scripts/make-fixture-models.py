@@ -136,6 +136,29 @@ def gated_logits_nodes(feats, dec, rng, dims, blank_id, masked_ids, num_tokens, 
     return nodes, inits
 
 
+def subsample_nodes(x, gate, subsampling):
+    """Strided conv of the features -> 'content'; max-pooled gate -> 'gate_sub' (same length)."""
+    return [
+        helper.make_node(
+            'Conv', [x, 'w_conv'], ['proj'], kernel_shape=[subsampling], strides=[subsampling],
+            pads=[0, subsampling - 1],
+        ),
+        helper.make_node('Tanh', ['proj'], ['content']),
+        helper.make_node(
+            'MaxPool', [gate], ['gate_sub'], kernel_shape=[subsampling], strides=[subsampling],
+            pads=[0, subsampling - 1],
+        ),
+    ]
+
+
+def subsample_inits(w_conv, subsampling):
+    return [
+        const('w_conv', w_conv),
+        const('sub_minus_one', np.int64(subsampling - 1)),
+        const('sub', np.int64(subsampling)),
+    ]
+
+
 def write_tokens(path, symbols):
     with open(path, 'w', encoding='utf-8') as f:
         for i, s in enumerate(symbols):
@@ -151,36 +174,14 @@ def write_bpe_vocab(path, pieces):
 # ---------------------------------------------------------------- NeMo TDT (Parakeet layout)
 
 
-def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, subsampling=8):
-    os.makedirs(out, exist_ok=True)
-    symbols = ['<unk>'] + bpe_pieces(upper=False)
-    vocab_size = len(symbols)  # without blank, as NeMo counts it
-    symbols.append('<blk>')
-    n_out = vocab_size + 1
-    blank_id = vocab_size
-    durations = [0.0, 8.0, 0.0, 0.0, 0.0]  # always advance one frame
-
-    # encoder: (B, feat_dim, T) + int64 length -> (B, 1 + d_enc, T') + int64 length
+def nemo_encoder(path, rng, vocab_size, feat_dim, d_enc, layers, pred_hidden, subsampling):
+    """(B, feat_dim, T) + int64 length -> (B, 1 + d_enc, T') + int64 length; the gate is channel 0."""
     w_conv = (rng.standard_normal((d_enc, feat_dim, subsampling)) * 0.05).astype(np.float32)
     gate_nodes, gate_inits, gate = energy_gate_nodes('g_', 'audio_signal', 1, threshold=-8.0, sharpness=2.0)
-    nodes = gate_nodes + [
-        helper.make_node(
-            'Conv', ['audio_signal', 'w_conv'], ['proj'], kernel_shape=[subsampling], strides=[subsampling],
-            pads=[0, subsampling - 1],
-        ),
-        helper.make_node('Tanh', ['proj'], ['content']),
-        helper.make_node(
-            'MaxPool', [gate], ['gate_sub'], kernel_shape=[subsampling], strides=[subsampling],
-            pads=[0, subsampling - 1],
-        ),
+    nodes = gate_nodes + subsample_nodes('audio_signal', gate, subsampling) + [
         helper.make_node('Concat', ['gate_sub', 'content'], ['outputs'], axis=1),
         helper.make_node('Add', ['length', 'sub_minus_one'], ['len_plus']),
         helper.make_node('Div', ['len_plus', 'sub'], ['encoded_lengths']),
-    ]
-    inits = gate_inits + [
-        const('w_conv', w_conv),
-        const('sub_minus_one', np.int64(subsampling - 1)),
-        const('sub', np.int64(subsampling)),
     ]
     graph = helper.make_graph(
         nodes, 'encoder',
@@ -192,9 +193,9 @@ def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, su
             helper.make_tensor_value_info('outputs', TensorProto.FLOAT, ['B', 1 + d_enc, 'T_out']),
             helper.make_tensor_value_info('encoded_lengths', TensorProto.INT64, ['B']),
         ],
-        inits,
+        gate_inits + subsample_inits(w_conv, subsampling),
     )
-    write_model(graph, os.path.join(out, 'encoder.int8.onnx'), {
+    write_model(graph, path, {
         'vocab_size': vocab_size,
         'normalize_type': '',
         'pred_rnn_layers': layers,
@@ -208,8 +209,11 @@ def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, su
         'comment': 'random weights: output is junk, gated on frame energy',
     })
 
-    # decoder: int32 targets (B,1), int32 length (B), two float states (L,B,H) -> (B,H,1), length, states
+
+def nemo_decoder(path, rng, n_out, pred_hidden, layers):
+    """int32 targets (B,1), int32 length (B), two float states (L,B,H) -> (B,H,1), length, states."""
     embed = (rng.standard_normal((n_out, pred_hidden)) * 0.5).astype(np.float32)
+    state = [layers, 'B', pred_hidden]
     nodes = [
         helper.make_node('Gather', ['embed', 'targets'], ['emb'], axis=0),
         helper.make_node('Transpose', ['emb'], ['decoder_output'], perm=[0, 2, 1]),
@@ -222,22 +226,24 @@ def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, su
         [
             helper.make_tensor_value_info('targets', TensorProto.INT32, ['B', 1]),
             helper.make_tensor_value_info('target_length', TensorProto.INT32, ['B']),
-            helper.make_tensor_value_info('states.1', TensorProto.FLOAT, [layers, 'B', pred_hidden]),
-            helper.make_tensor_value_info('onnx::Slice_3', TensorProto.FLOAT, [layers, 'B', pred_hidden]),
+            helper.make_tensor_value_info('states.1', TensorProto.FLOAT, state),
+            helper.make_tensor_value_info('onnx::Slice_3', TensorProto.FLOAT, state),
         ],
         [
             helper.make_tensor_value_info('decoder_output', TensorProto.FLOAT, ['B', pred_hidden, 1]),
             helper.make_tensor_value_info('decoder_output_length', TensorProto.INT32, ['B']),
-            helper.make_tensor_value_info('states', TensorProto.FLOAT, [layers, 'B', pred_hidden]),
-            helper.make_tensor_value_info('162', TensorProto.FLOAT, [layers, 'B', pred_hidden]),
+            helper.make_tensor_value_info('states', TensorProto.FLOAT, state),
+            helper.make_tensor_value_info('162', TensorProto.FLOAT, state),
         ],
         [const('embed', embed)],
     )
-    write_model(graph, os.path.join(out, 'decoder.int8.onnx'), {})
+    write_model(graph, path, {})
 
-    # joiner: (B, 1 + d_enc, 1), (B, H, 1) -> (B, 1, 1, vocab + 1 + durations)
+
+def nemo_joiner(path, rng, n_out, d_enc, pred_hidden, durations):
+    """(B, 1 + d_enc, 1), (B, H, 1) -> (B, 1, 1, vocab + 1 + durations); blank is the last token."""
     core, core_inits = gated_logits_nodes(
-        'enc_t', 'dec_t', rng, (d_enc, pred_hidden), blank_id, [0], n_out, extra=durations,
+        'enc_t', 'dec_t', rng, (d_enc, pred_hidden), n_out - 1, [0], n_out, extra=durations,
     )
     nodes = [
         helper.make_node('Transpose', ['encoder_outputs'], ['enc_t'], perm=[0, 2, 1]),
@@ -252,7 +258,20 @@ def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, su
         [helper.make_tensor_value_info('outputs', TensorProto.FLOAT, ['B', 1, 1, n_out + len(durations)])],
         core_inits + [const('axis1', np.array([1], dtype=np.int64))],
     )
-    write_model(graph, os.path.join(out, 'joiner.int8.onnx'), {})
+    write_model(graph, path, {})
+
+
+def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, subsampling=8):
+    os.makedirs(out, exist_ok=True)
+    symbols = ['<unk>'] + bpe_pieces(upper=False)
+    vocab_size = len(symbols)  # without blank, as NeMo counts it
+    symbols.append('<blk>')
+    n_out = vocab_size + 1
+    durations = [0.0, 8.0, 0.0, 0.0, 0.0]  # always advance one frame
+    nemo_encoder(os.path.join(out, 'encoder.int8.onnx'), rng, vocab_size, feat_dim, d_enc, layers, pred_hidden,
+                 subsampling)
+    nemo_decoder(os.path.join(out, 'decoder.int8.onnx'), rng, n_out, pred_hidden, layers)
+    nemo_joiner(os.path.join(out, 'joiner.int8.onnx'), rng, n_out, d_enc, pred_hidden, durations)
     write_tokens(os.path.join(out, 'tokens.txt'), symbols)
     # Parakeet releases ship no bpe.vocab; dictum derives one from tokens.txt, so the fixture ships none.
 
@@ -260,34 +279,16 @@ def make_nemo_tdt(out, rng, feat_dim=128, d_enc=32, pred_hidden=24, layers=2, su
 # ---------------------------------------------------------------- zipformer transducer (icefall layout)
 
 
-def make_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsampling=4):
-    os.makedirs(out, exist_ok=True)
-    pieces = bpe_pieces(upper=True)
-    symbols = ['<blk>', '<sos/eos>', '<unk>'] + pieces
-    vocab = len(symbols)
-
-    # encoder: x (N, T, 80) + x_lens int64 -> (N, T', 1 + D) + int64 lengths
+def zipformer_encoder(path, rng, feat_dim, d_model, subsampling):
+    """x (N, T, 80) + x_lens int64 -> (N, T', 1 + D) + int64 lengths; the gate is channel 0."""
     w_conv = (rng.standard_normal((d_model, feat_dim, subsampling)) * 0.05).astype(np.float32)
     gate_nodes, gate_inits, gate = energy_gate_nodes('g_', 'x_t', 1, threshold=-4.0, sharpness=1.0)
-    nodes = [helper.make_node('Transpose', ['x'], ['x_t'], perm=[0, 2, 1])] + gate_nodes + [
-        helper.make_node(
-            'Conv', ['x_t', 'w_conv'], ['proj'], kernel_shape=[subsampling], strides=[subsampling],
-            pads=[0, subsampling - 1],
-        ),
-        helper.make_node('Tanh', ['proj'], ['content']),
-        helper.make_node(
-            'MaxPool', [gate], ['gate_sub'], kernel_shape=[subsampling], strides=[subsampling],
-            pads=[0, subsampling - 1],
-        ),
+    nodes = [helper.make_node('Transpose', ['x'], ['x_t'], perm=[0, 2, 1])] + gate_nodes
+    nodes += subsample_nodes('x_t', gate, subsampling) + [
         helper.make_node('Concat', ['gate_sub', 'content'], ['enc_ct'], axis=1),
         helper.make_node('Transpose', ['enc_ct'], ['encoder_out'], perm=[0, 2, 1]),
         helper.make_node('Add', ['x_lens', 'sub_minus_one'], ['len_plus']),
         helper.make_node('Div', ['len_plus', 'sub'], ['encoder_out_lens']),
-    ]
-    inits = gate_inits + [
-        const('w_conv', w_conv),
-        const('sub_minus_one', np.int64(subsampling - 1)),
-        const('sub', np.int64(subsampling)),
     ]
     graph = helper.make_graph(
         nodes, 'encoder',
@@ -299,16 +300,18 @@ def make_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsamplin
             helper.make_tensor_value_info('encoder_out', TensorProto.FLOAT, ['N', 'T_out', 1 + d_model]),
             helper.make_tensor_value_info('encoder_out_lens', TensorProto.INT64, ['N']),
         ],
-        inits,
+        gate_inits + subsample_inits(w_conv, subsampling),
     )
-    write_model(graph, os.path.join(out, 'encoder-epoch-99-avg-1.int8.onnx'), {
+    write_model(graph, path, {
         'model_type': 'zipformer2',
         'version': '1',
         'model_author': 'dictum test fixture (random weights)',
         'comment': 'random weights: output is junk, gated on frame energy',
     })
 
-    # decoder: y int64 (N, context) -> (N, D); id -1 (the initial context) gathers the last row
+
+def zipformer_decoder(path, rng, vocab, d_model, context_size):
+    """y int64 (N, context) -> (N, D); id -1 (the initial context) gathers the last row."""
     embed = (rng.standard_normal((vocab, d_model)) * 0.5).astype(np.float32)
     nodes = [
         helper.make_node('Gather', ['embed', 'y'], ['emb'], axis=0),
@@ -320,16 +323,14 @@ def make_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsamplin
         [helper.make_tensor_value_info('decoder_out', TensorProto.FLOAT, ['N', d_model])],
         [const('embed', embed)],
     )
-    write_model(graph, os.path.join(out, 'decoder-epoch-99-avg-1.onnx'), {
-        'vocab_size': vocab,
-        'context_size': context_size,
-    })
+    write_model(graph, path, {'vocab_size': vocab, 'context_size': context_size})
 
-    # joiner: (N, 1 + D), (N, D) -> (N, vocab); blank is 0, <sos/eos> and <unk> masked
+
+def zipformer_joiner(path, rng, vocab, d_model):
+    """(N, 1 + D), (N, D) -> (N, vocab); blank is 0, <sos/eos> and <unk> masked."""
     core, core_inits = gated_logits_nodes('encoder_out', 'decoder_out', rng, (d_model, d_model), 0, [1, 2], vocab)
-    nodes = core + [helper.make_node('Identity', ['logits'], ['logit'])]
     graph = helper.make_graph(
-        nodes, 'joiner',
+        core + [helper.make_node('Identity', ['logits'], ['logit'])], 'joiner',
         [
             helper.make_tensor_value_info('encoder_out', TensorProto.FLOAT, ['N', 1 + d_model]),
             helper.make_tensor_value_info('decoder_out', TensorProto.FLOAT, ['N', d_model]),
@@ -337,27 +338,75 @@ def make_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsamplin
         [helper.make_tensor_value_info('logit', TensorProto.FLOAT, ['N', vocab])],
         core_inits,
     )
-    write_model(graph, os.path.join(out, 'joiner-epoch-99-avg-1.int8.onnx'), {})
-    write_tokens(os.path.join(out, 'tokens.txt'), symbols)
+    write_model(graph, path, {})
+
+
+def make_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsampling=4):
+    os.makedirs(out, exist_ok=True)
+    specials = ['<blk>', '<sos/eos>', '<unk>']
+    pieces = bpe_pieces(upper=True)
+    vocab = len(specials) + len(pieces)
+    zipformer_encoder(os.path.join(out, 'encoder-epoch-99-avg-1.int8.onnx'), rng, feat_dim, d_model, subsampling)
+    zipformer_decoder(os.path.join(out, 'decoder-epoch-99-avg-1.onnx'), rng, vocab, d_model, context_size)
+    zipformer_joiner(os.path.join(out, 'joiner-epoch-99-avg-1.int8.onnx'), rng, vocab, d_model)
+    write_tokens(os.path.join(out, 'tokens.txt'), specials + pieces)
     # icefall exports ship bpe.vocab beside bpe.model
-    write_bpe_vocab(os.path.join(out, 'bpe.vocab'), ['<blk>', '<sos/eos>', '<unk>'] + pieces)
+    write_bpe_vocab(os.path.join(out, 'bpe.vocab'), specials + pieces)
 
 
 # ---------------------------------------------------------------- Whisper (sherpa-onnx export layout)
 
 
-def make_whisper(out, rng, n_mels=80, n_state=16, n_layer=2, n_text_ctx=64, max_tokens=8):
-    os.makedirs(out, exist_ok=True)
-    texts = [' ' + w for w in WORDS] + ['s', 'ing', 'ed', '.', ',']
-    languages = ['en', 'de', 'es']
-    specials = ['<|endoftext|>', '<|startoftranscript|>'] + [f'<|{c}|>' for c in languages]
-    specials += ['<|translate|>', '<|transcribe|>', '<|nospeech|>', '<|notimestamps|>']
-    n_text = len(texts)
-    ids = {s: n_text + i for i, s in enumerate(specials)}
-    n_vocab = n_text + len(specials)
-    eot = ids['<|endoftext|>']
+WHISPER_LANGUAGES = ['en', 'de', 'es']
 
-    # encoder: mel (1, n_mels, T) -> cross k/v (L, 1, T, S); k carries the per-frame energy gate everywhere
+
+def whisper_vocab():
+    """Text tokens (GPT-2 style, leading space), then the special tokens; returns (texts, specials, ids)."""
+    texts = [' ' + w for w in WORDS] + ['s', 'ing', 'ed', '.', ',']
+    specials = ['<|endoftext|>', '<|startoftranscript|>'] + [f'<|{c}|>' for c in WHISPER_LANGUAGES]
+    specials += ['<|translate|>', '<|transcribe|>', '<|nospeech|>', '<|notimestamps|>']
+    ids = {s: len(texts) + i for i, s in enumerate(specials)}
+    return texts, specials, ids
+
+
+def whisper_metadata(ids, n_vocab, n_mels, n_state, n_layer, n_text_ctx):
+    lang_tokens = [ids[f'<|{c}|>'] for c in WHISPER_LANGUAGES]
+    sot_sequence = [ids['<|startoftranscript|>'], lang_tokens[0], ids['<|transcribe|>']]
+    return {
+        'model_type': 'whisper-tiny',
+        'comment': 'dictum test fixture (random weights), gated on frame energy',
+        'version': '1',
+        'maintainer': 'dictum',
+        'n_mels': n_mels,
+        'n_audio_ctx': 1500,
+        'n_audio_state': n_state,
+        'n_audio_head': 1,
+        'n_audio_layer': n_layer,
+        'n_vocab': n_vocab,
+        'n_text_ctx': n_text_ctx,
+        'n_text_state': n_state,
+        'n_text_head': 1,
+        'n_text_layer': n_layer,
+        'sot_sequence': ','.join(str(i) for i in sot_sequence),
+        'all_language_tokens': ','.join(str(i) for i in lang_tokens),
+        'all_language_codes': ','.join(WHISPER_LANGUAGES),
+        'sot': ids['<|startoftranscript|>'],
+        'sot_index': 0,
+        'eot': ids['<|endoftext|>'],
+        'blank_id': 0,
+        'is_multilingual': 1,
+        'no_speech': ids['<|nospeech|>'],
+        'non_speech_tokens': '',
+        'transcribe': ids['<|transcribe|>'],
+        'translate': ids['<|translate|>'],
+        'sot_prev': ids['<|nospeech|>'],
+        'sot_lm': ids['<|nospeech|>'],
+        'no_timestamps': ids['<|notimestamps|>'],
+    }
+
+
+def whisper_encoder(path, rng, metadata, n_mels, n_state, n_layer):
+    """mel (1, n_mels, T) -> cross k/v (L, 1, T, S); k carries the per-frame energy gate everywhere."""
     gate_nodes, gate_inits, gate = energy_gate_nodes('g_', 'mel', 1, threshold=0.5, sharpness=10.0)
     w_v = (rng.standard_normal((n_mels, n_state)) * 0.1).astype(np.float32)
     nodes = gate_nodes + [
@@ -376,58 +425,22 @@ def make_whisper(out, rng, n_mels=80, n_state=16, n_layer=2, n_text_ctx=64, max_
         const('axis0', np.array([0], dtype=np.int64)),
         const('layer_reps', np.array([n_layer, 1, 1, 1], dtype=np.int64)),
     ]
+    cross = [n_layer, 1, 'T', n_state]
     graph = helper.make_graph(
         nodes, 'encoder',
         [helper.make_tensor_value_info('mel', TensorProto.FLOAT, [1, n_mels, 'T'])],
         [
-            helper.make_tensor_value_info('n_layer_cross_k', TensorProto.FLOAT, [n_layer, 1, 'T', n_state]),
-            helper.make_tensor_value_info('n_layer_cross_v', TensorProto.FLOAT, [n_layer, 1, 'T', n_state]),
+            helper.make_tensor_value_info('n_layer_cross_k', TensorProto.FLOAT, cross),
+            helper.make_tensor_value_info('n_layer_cross_v', TensorProto.FLOAT, cross),
         ],
         inits,
     )
-    lang_tokens = [ids[f'<|{c}|>'] for c in languages]
-    write_model(graph, os.path.join(out, 'tiny-encoder.int8.onnx'), {
-        'model_type': 'whisper-tiny',
-        'comment': 'dictum test fixture (random weights), gated on frame energy',
-        'version': '1',
-        'maintainer': 'dictum',
-        'n_mels': n_mels,
-        'n_audio_ctx': 1500,
-        'n_audio_state': n_state,
-        'n_audio_head': 1,
-        'n_audio_layer': n_layer,
-        'n_vocab': n_vocab,
-        'n_text_ctx': n_text_ctx,
-        'n_text_state': n_state,
-        'n_text_head': 1,
-        'n_text_layer': n_layer,
-        'sot_sequence': ','.join(str(i) for i in [ids['<|startoftranscript|>'], lang_tokens[0], ids['<|transcribe|>']]),
-        'all_language_tokens': ','.join(str(i) for i in lang_tokens),
-        'all_language_codes': ','.join(languages),
-        'sot': ids['<|startoftranscript|>'],
-        'sot_index': 0,
-        'eot': eot,
-        'blank_id': ids[' the'] if ' the' in ids else 0,
-        'is_multilingual': 1,
-        'no_speech': ids['<|nospeech|>'],
-        'non_speech_tokens': '',
-        'transcribe': ids['<|transcribe|>'],
-        'translate': ids['<|translate|>'],
-        'sot_prev': ids['<|nospeech|>'],
-        'sot_lm': ids['<|nospeech|>'],
-        'no_timestamps': ids['<|notimestamps|>'],
-    })
+    write_model(graph, path, metadata)
 
-    # decoder: logits = gate * random(token) + masked specials; eot wins on silence and after `max_tokens`
-    embed = (rng.standard_normal((n_vocab, n_state)) * 0.5).astype(np.float32)
-    w_out = (rng.standard_normal((n_state, n_vocab)) * 1.5).astype(np.float32)
-    mask = np.zeros(n_vocab, dtype=np.float32)
-    mask[n_text:] = -1000.0
-    mask[eot] = 0.0
-    eot_onehot = np.zeros(n_vocab, dtype=np.float32)
-    eot_onehot[eot] = 1.0
-    self_shape = [n_layer, 1, n_text_ctx, n_state]
-    nodes = [
+
+def whisper_decoder_nodes():
+    """logits = gate * random(token) + masked specials; eot wins on silence and after `max_offset`."""
+    return [
         helper.make_node('ReduceMax', ['n_layer_cross_k'], ['gate'], keepdims=0),
         helper.make_node('Gather', ['embed', 'tokens'], ['emb'], axis=0),  # (1, n, S)
         helper.make_node('MatMul', ['emb', 'w_out'], ['raw']),  # (1, n, V)
@@ -445,6 +458,16 @@ def make_whisper(out, rng, n_mels=80, n_state=16, n_layer=2, n_text_ctx=64, max_
         helper.make_node('Identity', ['in_n_layer_self_k_cache'], ['out_n_layer_self_k_cache']),
         helper.make_node('Identity', ['in_n_layer_self_v_cache'], ['out_n_layer_self_v_cache']),
     ]
+
+
+def whisper_decoder(path, rng, n_text, eot, n_vocab, n_state, n_layer, n_text_ctx, max_tokens):
+    embed = (rng.standard_normal((n_vocab, n_state)) * 0.5).astype(np.float32)
+    w_out = (rng.standard_normal((n_state, n_vocab)) * 1.5).astype(np.float32)
+    mask = np.zeros(n_vocab, dtype=np.float32)
+    mask[n_text:] = -1000.0
+    mask[eot] = 0.0
+    eot_onehot = np.zeros(n_vocab, dtype=np.float32)
+    eot_onehot[eot] = 1.0
     inits = [
         const('embed', embed),
         const('w_out', w_out),
@@ -454,14 +477,16 @@ def make_whisper(out, rng, n_mels=80, n_state=16, n_layer=2, n_text_ctx=64, max_
         const('eot_onehot', eot_onehot),
         const('mask', mask),
     ]
+    self_shape = [n_layer, 1, n_text_ctx, n_state]
+    cross = [n_layer, 1, 'T', n_state]
     graph = helper.make_graph(
-        nodes, 'decoder',
+        whisper_decoder_nodes(), 'decoder',
         [
             helper.make_tensor_value_info('tokens', TensorProto.INT64, [1, 'n_tokens']),
             helper.make_tensor_value_info('in_n_layer_self_k_cache', TensorProto.FLOAT, self_shape),
             helper.make_tensor_value_info('in_n_layer_self_v_cache', TensorProto.FLOAT, self_shape),
-            helper.make_tensor_value_info('n_layer_cross_k', TensorProto.FLOAT, [n_layer, 1, 'T', n_state]),
-            helper.make_tensor_value_info('n_layer_cross_v', TensorProto.FLOAT, [n_layer, 1, 'T', n_state]),
+            helper.make_tensor_value_info('n_layer_cross_k', TensorProto.FLOAT, cross),
+            helper.make_tensor_value_info('n_layer_cross_v', TensorProto.FLOAT, cross),
             helper.make_tensor_value_info('offset', TensorProto.INT64, [1]),
         ],
         [
@@ -471,7 +496,18 @@ def make_whisper(out, rng, n_mels=80, n_state=16, n_layer=2, n_text_ctx=64, max_
         ],
         inits,
     )
-    write_model(graph, os.path.join(out, 'tiny-decoder.int8.onnx'), {})
+    write_model(graph, path, {})
+
+
+def make_whisper(out, rng, n_mels=80, n_state=16, n_layer=2, n_text_ctx=64, max_tokens=8):
+    os.makedirs(out, exist_ok=True)
+    texts, specials, ids = whisper_vocab()
+    n_vocab = len(texts) + len(specials)
+    metadata = whisper_metadata(ids, n_vocab, n_mels, n_state, n_layer, n_text_ctx)
+    whisper_encoder(os.path.join(out, 'tiny-encoder.int8.onnx'), rng, metadata, n_mels, n_state, n_layer)
+    whisper_decoder(os.path.join(out, 'tiny-decoder.int8.onnx'), rng, len(texts), ids['<|endoftext|>'], n_vocab,
+                    n_state, n_layer, n_text_ctx, max_tokens)
+    # sherpa-onnx reads Whisper tokens base64-encoded
     with open(os.path.join(out, 'tiny-tokens.txt'), 'w', encoding='ascii') as f:
         for i, s in enumerate(texts + specials):
             f.write(base64.b64encode(s.encode('utf-8')).decode('ascii') + f' {i}\n')

@@ -6,7 +6,7 @@
  * catches empty, truncated and non-ONNX files, and yields `metadata_props`, in a few small reads even for a
  * model of hundreds of megabytes.
  */
-import { open } from 'node:fs/promises'
+import { type FileHandle, open } from 'node:fs/promises'
 
 export interface OnnxFileInfo {
   irVersion: number
@@ -61,6 +61,38 @@ function parseEntry(buf: Uint8Array): [string, string] {
   return [key, value]
 }
 
+/** Reads the top-level field at `pos`; returns where the next one starts. */
+async function readField(handle: FileHandle, size: number, pos: number, info: OnnxFileInfo): Promise<number> {
+  const head = Buffer.alloc(20)
+  const { bytesRead } = await handle.read(head, 0, head.length, pos)
+  const view = head.subarray(0, bytesRead)
+  const tag = readVarint(view, 0)
+  if (!tag || tag.value === 0) throw new OnnxFileError('not an ONNX model (bad field tag)')
+  const field = Math.floor(tag.value / 8)
+  const wire = tag.value & 7
+  if (wire === 1 || wire === 5) return pos + tag.next + (wire === 1 ? 8 : 4)
+  if (wire === 0) {
+    const v = readVarint(view, tag.next)
+    if (!v) throw new OnnxFileError('not an ONNX model (bad varint)')
+    if (field === FIELD_IR_VERSION) info.irVersion = v.value
+    return pos + v.next
+  }
+  if (wire !== 2) throw new OnnxFileError('not an ONNX model (unexpected wire type)')
+  const len = readVarint(view, tag.next)
+  if (!len) throw new OnnxFileError('not an ONNX model (bad length)')
+  const start = pos + len.next
+  const end = start + len.value
+  if (end > size) throw new OnnxFileError('the file is truncated')
+  if (field === FIELD_GRAPH) info.graphBytes += len.value
+  if (field === FIELD_METADATA && len.value <= MAX_METADATA_ENTRY) {
+    const entry = Buffer.alloc(len.value)
+    await handle.read(entry, 0, len.value, start)
+    const [key, value] = parseEntry(entry)
+    info.metadata[key] = value
+  }
+  return end
+}
+
 /**
  * Checks that `file` is a complete ONNX model (every top-level field fits the file exactly, a graph and an IR
  * version are present) and returns its metadata. Throws {@link OnnxFileError} with a short reason otherwise.
@@ -70,41 +102,9 @@ export async function readOnnxFile(file: string): Promise<OnnxFileInfo> {
   try {
     const { size } = await handle.stat()
     if (size === 0) throw new OnnxFileError('the file is empty')
-    const head = Buffer.alloc(20)
     const info: OnnxFileInfo = { irVersion: 0, graphBytes: 0, metadata: {} }
     let pos = 0
-    while (pos < size) {
-      const { bytesRead } = await handle.read(head, 0, head.length, pos)
-      const view = head.subarray(0, bytesRead)
-      const tag = readVarint(view, 0)
-      if (!tag || tag.value === 0) throw new OnnxFileError('not an ONNX model (bad field tag)')
-      const field = Math.floor(tag.value / 8)
-      const wire = tag.value & 7
-      if (wire === 0) {
-        const v = readVarint(view, tag.next)
-        if (!v) throw new OnnxFileError('not an ONNX model (bad varint)')
-        if (field === FIELD_IR_VERSION) info.irVersion = v.value
-        pos += v.next
-      } else if (wire === 2) {
-        const len = readVarint(view, tag.next)
-        if (!len) throw new OnnxFileError('not an ONNX model (bad length)')
-        const start = pos + len.next
-        const end = start + len.value
-        if (end > size) throw new OnnxFileError('the file is truncated')
-        if (field === FIELD_GRAPH) info.graphBytes += len.value
-        if (field === FIELD_METADATA && len.value <= MAX_METADATA_ENTRY) {
-          const entry = Buffer.alloc(len.value)
-          await handle.read(entry, 0, len.value, start)
-          const [key, value] = parseEntry(entry)
-          info.metadata[key] = value
-        }
-        pos = end
-      } else if (wire === 1 || wire === 5) {
-        pos += tag.next + (wire === 1 ? 8 : 4)
-      } else {
-        throw new OnnxFileError('not an ONNX model (unexpected wire type)')
-      }
-    }
+    while (pos < size) pos = await readField(handle, size, pos, info)
     if (pos !== size) throw new OnnxFileError('the file is truncated')
     if (info.irVersion === 0 || info.graphBytes === 0) throw new OnnxFileError('not an ONNX model (no graph)')
     return info

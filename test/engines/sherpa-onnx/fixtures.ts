@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -34,6 +34,15 @@ export const FIXTURE_IDS = {
 
 export type FixtureName = keyof typeof FIXTURE_IDS
 
+/** Removes fixtures of earlier generator versions (never a folder still being written). */
+async function pruneOldVersions(parent: string, keep: string): Promise<void> {
+  for (const name of await readdir(parent)) {
+    if (name.startsWith('sherpa-onnx-') && name !== keep && !name.includes('.tmp-')) {
+      await rm(path.join(parent, name), { recursive: true, force: true })
+    }
+  }
+}
+
 /** Generates the fixtures once (per script version); returns their folder, or why they cannot be made. */
 export async function fixtureModels(): Promise<{ dir: string } | { skip: string }> {
   const script = await readFile(SCRIPT)
@@ -51,6 +60,7 @@ export async function fixtureModels(): Promise<{ dir: string } | { skip: string 
   await writeFile(path.join(temp, '.complete'), version)
   // another test file may have won the race: its copy is identical
   await rename(temp, dir).catch(() => rm(temp, { recursive: true, force: true }))
+  await pruneOldVersions(path.dirname(dir), path.basename(dir))
   return { dir }
 }
 
