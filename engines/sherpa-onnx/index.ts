@@ -48,5 +48,9 @@ export default defineEngine({
   capabilities: sherpaCapabilities,
   isolation: 'process',
   probe,
+  models: (options) => {
+    const model = describeModel(options)
+    return model.catalogId !== null && model.problem === null ? [model.catalogId] : []
+  },
   create: (context) => new SherpaOnnxEngine(context),
 })

@@ -71,3 +71,14 @@ t.test('invalid options are rejected by the schema', async (t) => {
     t.notOk(Value.Check(engine.optionsSchema, Value.Default(engine.optionsSchema, raw)), JSON.stringify(raw))
   }
 })
+
+t.test(
+  'models: the catalog model the options need (for models.autoPull), none for a custom folder',
+  async (t) => {
+    t.same(engine.models?.(options({})), ['parakeet-tdt-0.6b-v2'])
+    t.same(engine.models?.(options({ model: 'whisper-base.en' })), ['whisper-base.en'])
+    t.same(engine.models?.(options({ modelDir: '/m', family: 'whisper' })), [])
+    t.same(engine.models?.(options({ model: 'nope' })), [])
+    t.same(engine.models?.(options({ model: 'silero-vad' })), [], 'not a speech model')
+  },
+)
