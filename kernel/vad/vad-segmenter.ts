@@ -10,7 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Static } from '@sinclair/typebox'
 import type { VadSchema } from '../../config/schema.ts'
 import { errors } from '../errors.ts'
-import { createNativeVad } from './native.ts'
+import { createNativeVad, type NativeVad } from './native.ts'
 import { resolveVadModel, type VadModelLocation, verifyVadModel } from './vad-model.ts'
 import { SAMPLE_RATE, type SpeechPiece, VadRun, WINDOW } from './vad-run.ts'
 
@@ -33,6 +33,8 @@ export interface SegmentOptions {
 
 /** Windows between two returns to the event loop (about 2 s of audio). */
 const WINDOWS_PER_TURN = 64
+/** Idle detectors kept per piece limit. */
+const IDLE_DETECTORS = 2
 
 /** The piece limit: config `vad.maxSegmentSeconds`, else the engine's limit, else 30 s; never above the engine's. */
 export function maxSegmentSecondsFor(configured: number | null, engineMax: number | null): number {
@@ -68,6 +70,8 @@ async function* windowsOf(input: AsyncIterable<Float32Array> | Float32Array): As
 export class VadSegmenter {
   readonly model: VadModelLocation
   readonly #config: VadConfig
+  /** Reset detectors kept for reuse, by piece limit (their config depends on it). */
+  readonly #idle = new Map<number, NativeVad[]>()
   #closed = false
 
   private constructor(model: VadModelLocation, config: VadConfig) {
@@ -93,21 +97,39 @@ export class VadSegmenter {
   ): AsyncGenerator<SpeechPiece> {
     if (this.#closed) throw errors.INTERNAL('the VAD is closed')
     const maxSamples = Math.max(WINDOW * 4, Math.floor(options.maxSegmentSeconds * SAMPLE_RATE))
-    const run = new VadRun(this.#createVad(options.maxSegmentSeconds), maxSamples, this.#minSpeechSamples())
-    let windows = 0
-    for await (const window of windowsOf(input)) {
-      options.signal?.throwIfAborted()
-      yield* run.accept(window)
-      if (++windows % WINDOWS_PER_TURN === 0) await nextTurn()
+    const vad = this.#take(options.maxSegmentSeconds)
+    try {
+      const run = new VadRun(vad, maxSamples, this.#minSpeechSamples())
+      let windows = 0
+      for await (const window of windowsOf(input)) {
+        options.signal?.throwIfAborted()
+        yield* run.accept(window)
+        if (++windows % WINDOWS_PER_TURN === 0) await nextTurn()
+      }
+      yield* run.finish()
+    } finally {
+      this.#giveBack(options.maxSegmentSeconds, vad)
     }
-    yield* run.finish()
+  }
+
+  /** An idle detector for this limit, else a new one (creating one loads the model: ~40 ms, blocking). */
+  #take(maxSegmentSeconds: number): NativeVad {
+    return this.#idle.get(maxSegmentSeconds)?.pop() ?? this.#createVad(maxSegmentSeconds)
+  }
+
+  #giveBack(maxSegmentSeconds: number, vad: NativeVad): void {
+    if (this.#closed) return
+    vad.reset()
+    const idle = this.#idle.get(maxSegmentSeconds) ?? []
+    if (idle.length < IDLE_DETECTORS) idle.push(vad)
+    this.#idle.set(maxSegmentSeconds, idle)
   }
 
   #minSpeechSamples(): number {
     return Math.round(this.#config.minSpeechSeconds * SAMPLE_RATE)
   }
 
-  #createVad(maxSegmentSeconds: number) {
+  #createVad(maxSegmentSeconds: number): NativeVad {
     return createNativeVad(
       {
         sileroVad: {
@@ -128,8 +150,9 @@ export class VadSegmenter {
     )
   }
 
-  /** Later `segment` calls fail; native detectors of finished runs are freed by their finalizers. */
+  /** Later `segment` calls fail; idle native detectors are dropped (freed by their finalizers). */
   close(): void {
     this.#closed = true
+    this.#idle.clear()
   }
 }

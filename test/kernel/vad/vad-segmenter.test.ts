@@ -92,6 +92,16 @@ t.test('streamed input in uneven chunks gives the same pieces as one array', asy
   }
 })
 
+t.test('detectors are reused after a reset: an abandoned run leaves nothing behind', async (t) => {
+  const first = await collect(segmenter.segment(long, { maxSegmentSeconds: 7 }))
+  for await (const _ of segmenter.segment(long, { maxSegmentSeconds: 7 })) break
+  const again = await collect(segmenter.segment(long, { maxSegmentSeconds: 7 }))
+  t.same(
+    again.map((p) => [p.startSeconds, p.samples.length]),
+    first.map((p) => [p.startSeconds, p.samples.length]),
+  )
+})
+
 t.test('digital silence and low noise give no pieces', async (t) => {
   t.same(await collect(segmenter.segment(new Float32Array(SR * 20), { maxSegmentSeconds: 30 })), [])
   let seed = 1
