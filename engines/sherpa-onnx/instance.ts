@@ -10,7 +10,7 @@ import type {
 } from '../../kernel/contracts/engine.ts'
 import { errors, isDictumError } from '../../kernel/errors.ts'
 import { supportsCustomWords } from './capabilities.ts'
-import { applyCanonicalForms, planHotwords } from './hotwords.ts'
+import { applyCanonicalForms, type HotwordPlan, planHotwords } from './hotwords.ts'
 import { configuredLanguageProblem, languageToUse, resultLanguage } from './languages.ts'
 import { type ModelSpec, resolveModel } from './model-spec.ts'
 import { loadSherpaOnnx, type OfflineRecognizer, type OfflineRecognizerResult } from './native.ts'
@@ -115,12 +115,7 @@ export class SherpaOnnxEngine implements EngineInstance {
     const plan = useWords
       ? planHotwords(request.customWords, loaded.model.tokens, this.#context.options.hotwordsScore)
       : null
-    const debug: Record<string, unknown> = {
-      model: spec.catalogId ?? 'custom',
-      decodingMethod: decodingMethodOf(this.#context.options, spec.family),
-      hotwords: plan?.lines ?? [],
-      ...(plan && plan.skipped.length > 0 ? { skippedHotwords: plan.skipped } : {}),
-    }
+    const debug = this.#debug(spec, plan)
     if (request.samples.length < MIN_SAMPLES) return { text: '', confidence: null, debug }
     this.#applyLanguage(loaded, request.language)
     try {
@@ -144,6 +139,16 @@ export class SherpaOnnxEngine implements EngineInstance {
       throw errors.ENGINE_FAILED(`sherpa-onnx could not decode: ${(error as Error)?.message ?? error}`, {
         cause: error,
       })
+    }
+  }
+
+  /** What the result's `debug` says: the model, the decoding method and the hotwords actually passed. */
+  #debug(spec: ModelSpec, plan: HotwordPlan | null): Record<string, unknown> {
+    return {
+      model: spec.catalogId ?? 'custom',
+      decodingMethod: decodingMethodOf(this.#context.options, spec.family),
+      hotwords: plan?.lines ?? [],
+      ...(plan && plan.skipped.length > 0 ? { skippedHotwords: plan.skipped } : {}),
     }
   }
 
