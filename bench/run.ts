@@ -1,14 +1,23 @@
 /**
  * `npm run bench [-- section…]`: runs the benchmark sections side by side in one run and prints ratios.
- * Sections: kernel, history (default: all that exist). Figures are medians of interleaved rounds.
+ * Sections (default: all): see `sections` below. Figures are medians of interleaved rounds.
  */
 import { benchHistory, benchThroughput } from './kernel.ts'
+import { benchPocketsphinx } from './pocketsphinx.ts'
+import { benchRules } from './rules.ts'
+import { benchSherpa } from './sherpa.ts'
+import { benchHealthUnderLoad, benchHttpVsDirect } from './transcription.ts'
 
 type Section = () => Promise<Record<string, number | string>>
 
 const sections: Record<string, Section> = {
   kernel: () => benchThroughput(),
   history: () => benchHistory(),
+  'health-under-load': () => benchHealthUnderLoad(),
+  'http-vs-engine': () => benchHttpVsDirect(),
+  pocketsphinx: () => benchPocketsphinx(),
+  sherpa: () => benchSherpa(),
+  rules: () => benchRules(),
 }
 
 async function main(): Promise<void> {
