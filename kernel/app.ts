@@ -26,6 +26,7 @@ import { errorBody, errors } from './errors.ts'
 import { errorHandler } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
 import { RoutesTable } from './http/routes-table.ts'
+import type { ModelManager } from './models/manager.ts'
 import { checkPluginConfig } from './plugin-options.ts'
 import type { RunnerFactory } from './registry.ts'
 
@@ -56,6 +57,8 @@ export interface BuildOptions {
   pluginsBaseDir?: string
   /** Replace the engine runner factory (tests). */
   runnerFactory?: RunnerFactory
+  /** Replace the model manager (tests). */
+  models?: ModelManager
 }
 
 export async function buildApp(
@@ -84,6 +87,7 @@ export async function buildApp(
     logger: app.log,
     discovery,
     ...(options.runnerFactory ? { runnerFactory: options.runnerFactory } : {}),
+    ...(options.models ? { models: options.models } : {}),
   })
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })

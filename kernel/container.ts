@@ -51,6 +51,8 @@ export interface ContainerOptions {
   discovery: DiscoveryResult
   /** Replace the engine runner factory (tests). */
   runnerFactory?: RunnerFactory
+  /** Replace the model manager (tests: a catalog served from 127.0.0.1). */
+  models?: ModelManager
 }
 
 export function buildContainer(options: ContainerOptions): DictumContainer {
@@ -66,10 +68,12 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     modelsDir: asValue(path.join(dataDir, 'models')),
     db: asFunction(({ dataDir }: Cradle) => openDatabase({ dataDir })).singleton(),
     runnerFactory: asValue(options.runnerFactory ?? createEngineRunner),
-    models: asFunction(
-      ({ modelsDir, logger }: Cradle) =>
-        new ModelManager({ modelsDir, logger, mirror: configStore.current.models.mirror }),
-    ).singleton(),
+    models: options.models
+      ? asValue(options.models)
+      : asFunction(
+          ({ modelsDir, logger }: Cradle) =>
+            new ModelManager({ modelsDir, logger, mirror: configStore.current.models.mirror }),
+        ).singleton(),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
     dictionary: asClass(DictionaryService).singleton(),

@@ -126,3 +126,18 @@ t.test('dictate has the same input errors as transcribe', async (t) => {
   t.equal((await injectJson(app, 'POST', '/v1/dictate', {})).body.error, 'Missing audio path or audioBase64.')
   t.equal((await injectJson(app, 'POST', '/v1/dictate', '{')).body.error, 'Invalid JSON audio payload.')
 })
+
+t.test('ai.appPrompts: the prompt for the dictation’s appName reaches the provider', async (t) => {
+  const app = await build(t, {
+    speech: { engines: { 'fixture-echo': { text: 'hello there' } } },
+    ai: {
+      provider: 'fixture-upper',
+      appPrompts: { Mail: 'be formal' },
+      providers: { 'fixture-upper': { prompt: 'default' } },
+    },
+  })
+  const mail = (await injectJson(app, 'POST', '/v1/dictate', { path: JFK, appName: 'Mail' })).body
+  t.equal(mail.finalText, '[be formal] HELLO THERE')
+  const other = (await injectJson(app, 'POST', '/v1/dictate', { path: JFK, appName: 'Slack' })).body
+  t.equal(other.finalText, '[default] HELLO THERE', 'other apps get the provider prompt')
+})
