@@ -6,6 +6,7 @@ import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchRules } from './rules.ts'
 import { benchSherpa } from './sherpa.ts'
+import { benchSherpaHttp } from './sherpa-http.ts'
 import { benchHealthUnderLoad, benchHttpVsDirect } from './transcription.ts'
 
 type Section = () => Promise<Record<string, number | string>>
@@ -17,6 +18,7 @@ const sections: Record<string, Section> = {
   'http-vs-engine': () => benchHttpVsDirect(),
   pocketsphinx: () => benchPocketsphinx(),
   sherpa: () => benchSherpa(),
+  'sherpa-http': () => benchSherpaHttp(),
   rules: () => benchRules(),
 }
 

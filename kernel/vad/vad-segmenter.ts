@@ -112,6 +112,31 @@ export class VadSegmenter {
     }
   }
 
+  /**
+   * Whether `samples` hold any speech: stops at the first window the detector marks as speech (a fraction
+   * of a full segmentation's cost), so a short recording's check can run beside the engine.
+   */
+  async hasSpeech(
+    samples: Float32Array,
+    options: { maxSegmentSeconds: number; signal?: AbortSignal },
+  ): Promise<boolean> {
+    if (this.#closed) throw errors.INTERNAL('the VAD is closed')
+    const vad = this.#take(options.maxSegmentSeconds)
+    try {
+      let windows = 0
+      for await (const window of windowsOf(samples)) {
+        options.signal?.throwIfAborted()
+        vad.acceptWaveform(window)
+        if (vad.isDetected() || !vad.isEmpty()) return true
+        if (++windows % WINDOWS_PER_TURN === 0) await nextTurn()
+      }
+      vad.flush()
+      return !vad.isEmpty()
+    } finally {
+      this.#giveBack(options.maxSegmentSeconds, vad)
+    }
+  }
+
   /** An idle detector for this limit, else a new one (creating one loads the model: ~40 ms, blocking). */
   #take(maxSegmentSeconds: number): NativeVad {
     return this.#idle.get(maxSegmentSeconds)?.pop() ?? this.#createVad(maxSegmentSeconds)

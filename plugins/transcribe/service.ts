@@ -99,7 +99,12 @@ export class TranscriptionService {
     const chunks = countSamples(prepend(first, iterator), counted)
     const pieces: PieceResult[] = []
     for await (const piece of this.#pieces(chunks, window, options.signal)) {
-      const result = await this.#run(engine, piece.samples, piece.startSeconds, options)
+      // The VAD's speech check of a short recording runs beside the engine, not before it.
+      const [result, speech] = await Promise.all([
+        this.#run(engine, piece.samples, piece.startSeconds, options),
+        piece.speech,
+      ])
+      if (!speech) continue
       pieces.push({ result, startSeconds: piece.startSeconds, seconds: piece.samples.length / SAMPLE_RATE })
     }
     const joined = joinPieces(pieces, (text) => dictionary.applyReplacements(text))
@@ -112,8 +117,15 @@ export class TranscriptionService {
     }
   }
 
-  /** Whole audio when it fits the window (if VAD hears speech in it), else VAD pieces or fixed cuts. */
-  async *#pieces(chunks: AsyncIterable<Float32Array>, window: number, signal?: AbortSignal) {
+  /**
+   * Whole audio when it fits the window (with `speech` telling whether the VAD hears any: silence and noise
+   * give no text), else VAD pieces (speech by construction) or fixed cuts.
+   */
+  async *#pieces(
+    chunks: AsyncIterable<Float32Array>,
+    window: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Piece> {
     const limit = Math.floor(window * SAMPLE_RATE)
     const head: Float32Array[] = []
     let buffered = 0
@@ -128,13 +140,10 @@ export class TranscriptionService {
     if (next.done) {
       const whole = concat(head, buffered)
       if (whole.length === 0) return
-      if (
-        vad &&
-        !(await hasSpeech(vad.segment(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })))
-      ) {
-        return
-      }
-      yield { samples: whole, startSeconds: 0 }
+      const speech = vad
+        ? vad.hasSpeech(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
+        : SPEECH
+      yield { samples: whole, startSeconds: 0, speech }
       return
     }
     const rest = (async function* () {
@@ -142,8 +151,10 @@ export class TranscriptionService {
       if (!next.done) yield next.value
       for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value
     })()
-    if (vad) yield* vad.segment(rest, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
-    else yield* fixedCuts(rest, limit)
+    const cut = vad
+      ? vad.segment(rest, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
+      : fixedCuts(rest, limit)
+    for await (const piece of cut) yield { ...piece, speech: SPEECH }
   }
 
   async #run(
@@ -167,10 +178,14 @@ export class TranscriptionService {
   }
 }
 
-async function hasSpeech(pieces: AsyncIterable<unknown>): Promise<boolean> {
-  for await (const _ of pieces) return true
-  return false
+interface Piece {
+  samples: Float32Array
+  startSeconds: number
+  /** Whether the piece holds speech (settles while the engine works on it). */
+  speech: Promise<boolean>
 }
+
+const SPEECH = Promise.resolve(true)
 
 async function* prepend(
   first: IteratorResult<Float32Array>,
