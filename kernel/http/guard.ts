@@ -41,21 +41,32 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
+/** The onRequest hook (callback style: it runs on every request, so it avoids a promise per request). */
 export function createGuard(configStore: ConfigStore) {
-  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // Host header values seen and whether they pass, for the api config they were judged under.
+  let judged = new Map<string, boolean>()
+  let judgedFor = configStore.current.api
+  const hostAllowed = (host: string): boolean => {
     const api = configStore.current.api
-    const host = request.headers.host ?? ''
-    const hostname = hostnameOf(host)
-    if (
-      !isLoopbackHostname(hostname) &&
-      !api.allowedHosts.includes(hostname) &&
-      !api.allowedHosts.includes(host)
-    ) {
-      throw errors.FORBIDDEN_HOST()
+    if (api !== judgedFor) {
+      judged = new Map()
+      judgedFor = api
     }
+    let ok = judged.get(host)
+    if (ok === undefined) {
+      const hostname = hostnameOf(host)
+      ok =
+        isLoopbackHostname(hostname) || api.allowedHosts.includes(hostname) || api.allowedHosts.includes(host)
+      if (judged.size < 256) judged.set(host, ok)
+    }
+    return ok
+  }
+  return function guard(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    const api = configStore.current.api
+    if (!hostAllowed(request.headers.host ?? '')) return done(errors.FORBIDDEN_HOST())
     const origin = request.headers.origin
     if (origin !== undefined) {
-      if (!originAllowed(origin, api.allowedOrigins)) throw errors.FORBIDDEN_ORIGIN()
+      if (!originAllowed(origin, api.allowedOrigins)) return done(errors.FORBIDDEN_ORIGIN())
       reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
       if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
         // CORS preflight of an allowed origin: answered here, before routing (no route has OPTIONS).
@@ -68,12 +79,13 @@ export function createGuard(configStore: ConfigStore) {
           .header('Access-Control-Max-Age', '600')
           .code(204)
           .send()
-        return reply
+        return
       }
     }
     if (api.token !== null && !tokenMatches(request.headers.authorization, api.token)) {
       reply.header('WWW-Authenticate', 'Bearer')
-      throw errors.UNAUTHORIZED()
+      return done(errors.UNAUTHORIZED())
     }
+    done()
   }
 }
