@@ -123,3 +123,28 @@ t.test('a bad config at start is an error listing every problem', async (t) => {
     message: /(?=[\s\S]*api\.port: Expected integer)(?=[\s\S]*api\.enabled: Expected boolean)/,
   })
 })
+
+t.test('binding a non-loopback address without api.token logs a warning', async (t) => {
+  const { file } = setup(t, { api: { host: '0.0.0.0', port: 0 } })
+  const { logger, lines } = logCapture()
+  const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
+  t.teardown(() => server.close())
+  t.ok(
+    lines.some((l) => l.level === 40 && /non-loopback address without api\.token/.test(String(l.msg))),
+    'warned',
+  )
+  const { file: withToken } = setup(t, { api: { host: '0.0.0.0', port: 0, token: 'x-token-123' } })
+  const quiet = logCapture()
+  const second = await startServer({
+    flags: { config: withToken },
+    env: {},
+    logger: quiet.logger,
+    watch: false,
+  })
+  t.teardown(() => second.close())
+  t.notOk(
+    quiet.lines.some((l) => /non-loopback/.test(String(l.msg))),
+    'no warning with a token',
+  )
+  t.notOk(JSON.stringify(quiet.lines).includes('x-token-123'), 'the token is never logged')
+})
