@@ -63,10 +63,12 @@ export function createGuard(configStore: ConfigStore) {
   }
   return function guard(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
     const api = configStore.current.api
-    if (!hostAllowed(request.headers.host ?? '')) return done(errors.FORBIDDEN_HOST())
     const origin = request.headers.origin
-    if (origin !== undefined) {
-      if (!originAllowed(origin, api.allowedOrigins)) return done(errors.FORBIDDEN_ORIGIN())
+    let refused: Error | undefined
+    if (!hostAllowed(request.headers.host ?? '')) refused = errors.FORBIDDEN_HOST()
+    else if (origin !== undefined && !originAllowed(origin, api.allowedOrigins))
+      refused = errors.FORBIDDEN_ORIGIN()
+    else if (origin !== undefined) {
       reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin')
       if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
         // CORS preflight of an allowed origin: answered here, before routing (no route has OPTIONS).
@@ -82,10 +84,10 @@ export function createGuard(configStore: ConfigStore) {
         return
       }
     }
-    if (api.token !== null && !tokenMatches(request.headers.authorization, api.token)) {
+    if (!refused && api.token !== null && !tokenMatches(request.headers.authorization, api.token)) {
       reply.header('WWW-Authenticate', 'Bearer')
-      return done(errors.UNAUTHORIZED())
+      refused = errors.UNAUTHORIZED()
     }
-    done()
+    done(refused)
   }
 }
