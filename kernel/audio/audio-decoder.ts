@@ -14,6 +14,7 @@ import { locateFfmpeg } from './ffmpeg-locator.ts'
 import { runFfmpeg } from './ffmpeg-run.ts'
 import { decodePcm, pcmOutputLength } from './pcm-stream.ts'
 import { ResourceSet } from './resource-set.ts'
+import { concatSamples } from './samples.ts'
 import { writeTempInput } from './temp-input.ts'
 import {
   type AudioDecoderOptions,
@@ -55,13 +56,7 @@ async function collect(job: DecodeJob): Promise<Float32Array> {
     parts.push(chunk)
     total += chunk.length
   }
-  const out = new Float32Array(total)
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
+  return concatSamples(parts, total)
 }
 
 export class AudioDecoder {

@@ -1,4 +1,5 @@
 export { AudioDecoder } from './audio-decoder.ts'
 export { resampledLength } from './resampler.ts'
+export { concatSamples } from './samples.ts'
 export type { AudioDecoderOptions, AudioSource, FfmpegLocation, FfmpegSource } from './types.ts'
 export { TARGET_SAMPLE_RATE } from './types.ts'

@@ -6,6 +6,8 @@
  * whole-buffer conversion give identical samples. Lengths follow one rule:
  * `outputLength(frames) = round(frames * outRate / inRate)` (just `frames` when the rates are equal).
  */
+
+import { concatSamples } from './samples.ts'
 import { buildSincTable, MAX_PHASES, type SincTable } from './sinc-filter.ts'
 
 function gcd(a: number, b: number): number {
@@ -78,13 +80,7 @@ class SincResampler implements Resampler {
       parts.push(part)
       count += part.length
     }
-    const out = new Float32Array(count)
-    let offset = 0
-    for (const part of parts) {
-      out.set(part, offset)
-      offset += part.length
-    }
-    return out
+    return concatSamples(parts, count)
   }
 
   #append(input: Float32Array): void {

@@ -7,7 +7,7 @@
  * bounded whatever the length. Without a VAD model, long audio is cut at fixed lengths.
  */
 
-import type { AudioSource } from '../../kernel/audio/index.ts'
+import { type AudioSource, concatSamples } from '../../kernel/audio/index.ts'
 import type { AudioService } from '../../kernel/audio-service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
@@ -138,7 +138,7 @@ export class TranscriptionService {
     }
     const vad = await this.#deps.vad.segmenter()
     if (next.done) {
-      const whole = concat(head, buffered)
+      const whole = concatSamples(head, buffered)
       if (whole.length === 0) return
       const speech = vad
         ? vad.hasSpeech(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
@@ -211,7 +211,7 @@ async function* fixedCuts(chunks: AsyncIterable<Float32Array>, limit: number) {
     while (length + chunk.length >= limit) {
       const take = limit - length
       parts.push(chunk.subarray(0, take))
-      yield { samples: concat(parts, limit), startSeconds: start / SAMPLE_RATE }
+      yield { samples: concatSamples(parts, limit), startSeconds: start / SAMPLE_RATE }
       start += limit
       chunk = chunk.subarray(take)
       parts = []
@@ -222,16 +222,5 @@ async function* fixedCuts(chunks: AsyncIterable<Float32Array>, limit: number) {
       length += chunk.length
     }
   }
-  if (length > 0) yield { samples: concat(parts, length), startSeconds: start / SAMPLE_RATE }
-}
-
-function concat(parts: Float32Array[], length: number): Float32Array {
-  if (parts.length === 1 && parts[0]!.length === length) return parts[0]!
-  const out = new Float32Array(length)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
+  if (length > 0) yield { samples: concatSamples(parts, length), startSeconds: start / SAMPLE_RATE }
 }
