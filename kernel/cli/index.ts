@@ -4,20 +4,15 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { type ConfigFlags, loadConfig } from '../../config/load.ts'
+import { loadConfig } from '../../config/load.ts'
 import { maskSecrets } from '../../config/mask.ts'
 import { isDictumError } from '../errors.ts'
 import { readVersion } from '../version.ts'
+import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT, processIO } from './io.ts'
+import { flagsOf, GLOBAL_OPTIONS, quietLogger } from './options.ts'
 
-export const GLOBAL_OPTIONS = {
-  config: { type: 'string' },
-  host: { type: 'string' },
-  port: { type: 'string' },
-  'data-dir': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  json: { type: 'boolean' },
-} as const
+export { flagsOf, GLOBAL_OPTIONS, quietLogger } from './options.ts'
 
 export type CommandRunner = (args: string[], io: CliIO) => Promise<number>
 
@@ -25,8 +20,13 @@ const USAGE = `Usage: dictum <command> [options]
 
 Commands:
   serve                 Run the service (local HTTP API)
-  config                Print the effective config (secrets masked)
+  transcribe FILE...    Transcribe audio files (text, json, srt, vtt)
+  dictate               Record from the microphone until a pause, print (copy, type) the text
+  history               Show recent dictations
+  dictionary            Export or import the dictionary (replacements and custom words)
+  engines               List speech engines and their status
   models                List, pull, remove and verify speech models
+  config                Print the effective config (secrets masked)
   version               Print the version
 
 Global options:
@@ -34,20 +34,12 @@ Global options:
   --host HOST           Address to bind (else DICTUM_HOST, else api.host)
   --port PORT           Port (else DICTUM_PORT, else api.port)
   --data-dir DIR        Data folder (else DICTUM_DATA_DIR, else dataDir)
+  --json                Machine-readable output (commands that print data)
   -h, --help            Help for a command
 
+Exit status: 0 ok, 1 failure, 2 usage error, 3 unavailable (engine, model, device, tool), 130 Ctrl-C.
 Run 'dictum <command> --help' for a command's options.
 `
-
-/** Config flags from parsed global options. */
-export function flagsOf(values: Record<string, unknown>): ConfigFlags {
-  const flags: ConfigFlags = {}
-  if (typeof values.config === 'string') flags.config = values.config
-  if (typeof values.host === 'string') flags.host = values.host
-  if (typeof values.port === 'string') flags.port = values.port
-  if (typeof values['data-dir'] === 'string') flags.dataDir = values['data-dir']
-  return flags
-}
 
 const serve: CommandRunner = async (args, io) => {
   const { values } = parseArgs({ args, options: GLOBAL_OPTIONS, allowPositionals: false })
@@ -110,10 +102,23 @@ const models: CommandRunner = async (args, io) => {
   }
 }
 
-/** CLI commands log nothing by default: they print what matters. */
-export const quietLogger = { debug() {}, info() {}, warn() {}, error() {} }
+/** Commands whose code is imported only when they run (the app, engines and ffmpeg helpers are heavy). */
+const lazy =
+  (load: () => Promise<CommandRunner>): CommandRunner =>
+  async (args, io) =>
+    (await load())(args, io)
 
-export const commands: Record<string, CommandRunner> = { serve, config, version, models }
+export const commands: Record<string, CommandRunner> = {
+  serve,
+  config,
+  version,
+  models,
+  transcribe: lazy(async () => (await import('./transcribe.ts')).transcribeCommand),
+  dictate: lazy(async () => (await import('./dictate.ts')).dictateCommand),
+  history: lazy(async () => (await import('./history.ts')).historyCommand),
+  dictionary: lazy(async () => (await import('./dictionary.ts')).dictionaryCommand),
+  engines: lazy(async () => (await import('./engines.ts')).enginesCommand),
+}
 
 /** Runs one command; returns the exit code (-1: the command keeps the process running). */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
@@ -131,11 +136,17 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   try {
     return await command(rest, io)
   } catch (err) {
-    return reportError(err, io)
+    const code = reportError(err, io)
+    if (code === EXIT.usage) io.stderr.write(`Run 'dictum ${name} --help' for its options.\n`)
+    return code
   }
 }
 
 function reportError(err: unknown, io: CliIO): number {
+  if (err instanceof CliError) {
+    io.stderr.write(`dictum: ${err.message}\n`)
+    return err.exitCode
+  }
   if (isDictumError(err)) {
     io.stderr.write(`dictum: ${err.message}\n`)
     return err.statusCode === 503 ? EXIT.unavailable : EXIT.failure

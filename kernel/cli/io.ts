@@ -4,6 +4,10 @@ export interface CliIO {
   stderr: NodeJS.WritableStream
   /** True when stdout is a terminal (progress bars, colours). */
   isTTY: boolean
+  /** True when stderr is a terminal: progress and status lines are drawn there. */
+  stderrIsTTY?: boolean
+  /** Read by commands that accept `-` as a file (e.g. `dictum dictionary import -`). */
+  stdin?: NodeJS.ReadableStream
   env: NodeJS.ProcessEnv
   cwd: string
 }
@@ -13,10 +17,12 @@ export function processIO(): CliIO {
     stdout: process.stdout,
     stderr: process.stderr,
     isTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
   }
 }
 
-/** Exit codes scripts can rely on. */
-export const EXIT = { ok: 0, failure: 1, usage: 2, unavailable: 3 } as const
+/** Exit codes scripts can rely on (130: stopped by Ctrl-C, as shells report SIGINT). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, unavailable: 3, interrupted: 130 } as const

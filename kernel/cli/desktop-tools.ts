@@ -1,0 +1,120 @@
+/**
+ * The desktop tools `dictum dictate --copy` / `--type` hand the text to: the first one installed, preferring
+ * the one for the running session (Wayland, X11, macOS). The text goes through stdin, never a shell.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { accessSync, constants } from 'node:fs'
+import path from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import { CliError } from './cli-error.ts'
+import { EXIT } from './io.ts'
+
+export interface DesktopTool {
+  name: string
+  /** Absolute path found on PATH. */
+  command: string
+  args: string[]
+}
+
+type Session = 'wayland' | 'x11' | 'macos' | 'any'
+
+interface Candidate {
+  name: string
+  args: string[]
+  session: Session
+}
+
+const CLIPBOARD: Candidate[] = [
+  { name: 'wl-copy', args: [], session: 'wayland' },
+  { name: 'xclip', args: ['-selection', 'clipboard'], session: 'x11' },
+  { name: 'xsel', args: ['--clipboard', '--input'], session: 'x11' },
+  { name: 'pbcopy', args: [], session: 'macos' },
+]
+
+const TYPING: Candidate[] = [
+  { name: 'wtype', args: ['-'], session: 'wayland' },
+  { name: 'xdotool', args: ['type', '--clearmodifiers', '--file', '-'], session: 'x11' },
+  { name: 'ydotool', args: ['type', '--file', '-'], session: 'any' },
+]
+
+const MAX_STDERR = 4096
+
+function sessionsOf(env: NodeJS.ProcessEnv): Session[] {
+  const sessions: Session[] = []
+  if (env.WAYLAND_DISPLAY) sessions.push('wayland')
+  if (env.DISPLAY) sessions.push('x11')
+  if (process.platform === 'darwin') sessions.push('macos')
+  return sessions
+}
+
+/** The executable `name` on PATH, or null. */
+export function findExecutable(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue
+    const file = path.join(dir, name)
+    try {
+      accessSync(file, constants.X_OK)
+      return file
+    } catch {}
+  }
+  return null
+}
+
+function pick(candidates: Candidate[], env: NodeJS.ProcessEnv): DesktopTool | null {
+  const sessions = sessionsOf(env)
+  const ordered = [
+    ...candidates.filter((c) => sessions.includes(c.session)),
+    ...candidates.filter((c) => !sessions.includes(c.session)),
+  ]
+  for (const candidate of ordered) {
+    const command = findExecutable(candidate.name, env)
+    if (command) return { name: candidate.name, command, args: candidate.args }
+  }
+  return null
+}
+
+export function clipboardTool(env: NodeJS.ProcessEnv): DesktopTool {
+  const tool = pick(CLIPBOARD, env)
+  if (tool) return tool
+  throw new CliError(
+    '--copy: no clipboard tool found. Install wl-clipboard (Wayland), xclip or xsel (X11); macOS has pbcopy.',
+    EXIT.unavailable,
+  )
+}
+
+export function typingTool(env: NodeJS.ProcessEnv): DesktopTool {
+  const tool = pick(TYPING, env)
+  if (tool) return tool
+  throw new CliError(
+    '--type: no typing tool found. Install wtype (Wayland), xdotool (X11) or ydotool (any, needs ydotoold).',
+    EXIT.unavailable,
+  )
+}
+
+/**
+ * Runs the tool with `text` on stdin. Clipboard tools fork a process that keeps serving the clipboard and
+ * holds our pipes open, so completion is the tool's exit, not the pipes' close.
+ */
+export async function runTool(tool: DesktopTool, text: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const child = spawn(tool.command, tool.args, { stdio: ['pipe', 'ignore', 'pipe'], env })
+  let stderr = ''
+  child.stderr?.setEncoding('utf8')
+  child.stderr?.on('data', (chunk: string) => {
+    if (stderr.length < MAX_STDERR) stderr += chunk
+  })
+  child.stdin?.on('error', () => {})
+  child.stdin?.end(text)
+  const result = await new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.once('error', (error) => resolve({ code: null, error }))
+    child.once('exit', (code) => resolve({ code }))
+  })
+  if (result.error || result.code !== 0) {
+    // A failed tool forked nothing: its stderr ends right away.
+    await Promise.race([once(child, 'close'), delay(500)]).catch(() => {})
+    child.stderr?.destroy()
+    const reason = result.error?.message ?? (stderr.trim().split('\n').pop() || `exit status ${result.code}`)
+    throw new CliError(`${tool.name} failed: ${reason}`)
+  }
+  child.stderr?.destroy()
+}
