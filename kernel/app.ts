@@ -18,6 +18,7 @@ import { dictionaryRoutes } from '../plugins/dictionary/index.ts'
 import { enginesRoutes } from '../plugins/engines/index.ts'
 import { healthRoutes } from '../plugins/health/index.ts'
 import { historyRoutes } from '../plugins/history/index.ts'
+import { openaiRoutes } from '../plugins/openai/index.ts'
 import { postprocessRoutes } from '../plugins/postprocess/index.ts'
 import { transcribeRoutes } from '../plugins/transcribe/index.ts'
 import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
@@ -113,6 +114,7 @@ export async function buildApp(
   await app.register(enginesRoutes, { prefix: '/v1' })
   await app.register(transcribeRoutes, { prefix: '/v1' })
   await app.register(dictateRoutes, { prefix: '/v1' })
+  await app.register(openaiRoutes, { prefix: '/v1' })
   return app
 }
 

@@ -1,0 +1,92 @@
+/**
+ * OpenAI-compatible routes (extension), so OpenAI clients and tools can use dictum as their server:
+ * `POST /v1/audio/transcriptions` (multipart; same decoding, VAD, replacements and limits as /v1/transcribe)
+ * and `GET /v1/models` (engines and catalog models). Errors use OpenAI's shape. Multipart parsing is
+ * registered here only.
+ */
+import multipart from '@fastify/multipart'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ConfigStore } from '../../kernel/config-store.ts'
+import { errors } from '../../kernel/errors.ts'
+import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
+import { routePlugin } from '../../kernel/route-plugin.ts'
+import { openAiErrorHandler } from './errors.ts'
+import { readTranscriptionForm } from './form.ts'
+import { listModelEntries } from './models.ts'
+import { transcriptionParams } from './params.ts'
+import { formatTranscript } from './responses.ts'
+import { ModelEntrySchema, ModelListSchema, OpenAiErrorSchema } from './schemas.ts'
+
+/** Room for the form's other fields and part headers beside the audio file. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024
+
+/** 413 from Content-Length before reading anything, as on every other audio upload. */
+function rejectOversized(configStore: ConfigStore) {
+  return async (request: FastifyRequest) => {
+    const length = Number(request.headers['content-length'])
+    if (Number.isFinite(length) && length > configStore.current.api.audioBodyLimit + FORM_OVERHEAD_BYTES) {
+      throw errors.REQUEST_TOO_LARGE()
+    }
+  }
+}
+
+export const openaiRoutes = routePlugin('openai', async (app) => {
+  const { transcription, history, configStore, engines, models, dictionary } = app.dictum
+  const startedAt = Math.floor(Date.now() / 1000)
+  await app.register(multipart, { throwFileSizeLimit: true })
+  app.setErrorHandler(openAiErrorHandler)
+
+  app.post(
+    '/audio/transcriptions',
+    { onRequest: rejectOversized(configStore) },
+    async (request, reply: FastifyReply) => {
+      const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
+      const params = transcriptionParams(form.fields, engines.ids())
+      const transcript = await transcription.transcribe(
+        {
+          kind: 'bytes',
+          data: form.file.data,
+          filename: form.file.filename,
+          contentType: form.file.mimetype,
+        },
+        {
+          signal: clientGoneSignal(reply),
+          ...(params.language ? { language: params.language } : {}),
+          ...(params.prompt ? { prompt: params.prompt } : {}),
+          ...(params.engineId ? { engineId: params.engineId } : {}),
+        },
+      )
+      const settings = configStore.current.history
+      if (settings.enabled && settings.recordTranscribe && transcript.text.trim() !== '') {
+        history.record({
+          rawText: transcript.rawText,
+          finalText: transcript.text,
+          wasAIProcessed: false,
+          aiProcessingError: null,
+        })
+      }
+      const formatted = formatTranscript(transcript, params, (text) => dictionary.applyReplacements(text))
+      return reply.type(formatted.contentType).send(formatted.body)
+    },
+  )
+
+  app.get('/models', { schema: { response: { 200: ModelListSchema } } }, async () => ({
+    object: 'list' as const,
+    data: await listModelEntries(engines, models, startedAt),
+  }))
+
+  app.get<{ Params: { id: string } }>(
+    '/models/:id',
+    { schema: { response: { 200: ModelEntrySchema, 404: OpenAiErrorSchema } } },
+    async (request) => {
+      const entries = await listModelEntries(engines, models, startedAt)
+      const found = entries.find((entry) => entry.id === request.params.id)
+      if (!found) {
+        throw errors.MODEL_NOT_FOUND(`${request.params.id}. GET /v1/models lists the engines and models.`, {
+          extra: { param: 'model' },
+        })
+      }
+      return found
+    },
+  )
+})

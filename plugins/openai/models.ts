@@ -1,0 +1,40 @@
+/**
+ * `GET /v1/models`: dictum's engines (id = engine id, usable as `model` of a transcription request) and the
+ * model catalog (id = catalog id), in OpenAI's list shape. One endpoint serves OpenAI clients and
+ * `dictum`'s own model listing.
+ */
+import { describeModel } from '../../kernel/models/describe.ts'
+import type { ModelManager } from '../../kernel/models/manager.ts'
+import type { EngineRegistry } from '../../kernel/registry.ts'
+import type { ModelEntry } from './schemas.ts'
+
+const OWNER = 'dictum'
+
+export async function listModelEntries(
+  engines: EngineRegistry,
+  models: ModelManager,
+  startedAt: number,
+): Promise<ModelEntry[]> {
+  const engineEntries = (await engines.list()).map(
+    (engine): ModelEntry => ({
+      ...engine,
+      object: 'model',
+      created: startedAt,
+      owned_by: OWNER,
+      kind: 'engine',
+    }),
+  )
+  const modelEntries: ModelEntry[] = []
+  for (const item of await models.list()) {
+    const installedAt = item.installed ? (await models.readManifest(item.entry.id))?.installedAt : undefined
+    const created = installedAt ? Math.floor(Date.parse(installedAt) / 1000) : startedAt
+    modelEntries.push({
+      ...describeModel(item),
+      object: 'model',
+      created: Number.isFinite(created) ? created : startedAt,
+      owned_by: OWNER,
+      kind: 'model',
+    })
+  }
+  return [...engineEntries, ...modelEntries]
+}

@@ -1,0 +1,55 @@
+/** The form fields of `POST /v1/audio/transcriptions`, checked as OpenAI checks them. */
+import { errors } from '../../kernel/errors.ts'
+import { RESPONSE_FORMATS, type ResponseFormat } from './schemas.ts'
+
+export interface TranscriptionParams {
+  format: ResponseFormat
+  language?: string
+  prompt?: string
+  /** Accepted for compatibility and echoed in verbose_json; dictum's engines decode deterministically. */
+  temperature: number
+  words: boolean
+  /** Set when `model` names one of dictum's engines; any other model name uses the selected engine. */
+  engineId?: string
+}
+
+function invalid(param: string, detail: string) {
+  return errors.INVALID_REQUEST(detail, { extra: { param } })
+}
+
+function single(fields: Map<string, string[]>, name: string): string | undefined {
+  const value = fields.get(name)?.[0]?.trim()
+  return value ? value : undefined
+}
+
+export function transcriptionParams(fields: Map<string, string[]>, engineIds: string[]): TranscriptionParams {
+  const format = (single(fields, 'response_format') ?? 'json') as ResponseFormat
+  if (!RESPONSE_FORMATS.includes(format)) {
+    throw invalid('response_format', `response_format must be one of ${RESPONSE_FORMATS.join(', ')}.`)
+  }
+  const rawTemperature = single(fields, 'temperature')
+  const temperature = rawTemperature === undefined ? 0 : Number(rawTemperature)
+  if (!Number.isFinite(temperature) || temperature < 0 || temperature > 1) {
+    throw invalid('temperature', 'temperature must be a number from 0 to 1.')
+  }
+  if (single(fields, 'stream') === 'true') throw invalid('stream', 'streamed transcription is not supported.')
+  const granularities = fields.get('timestamp_granularities') ?? []
+  const unknown = granularities.find((g) => g !== 'word' && g !== 'segment')
+  if (unknown !== undefined) {
+    throw invalid('timestamp_granularities', 'timestamp_granularities[] takes "word" and "segment".')
+  }
+  const language = single(fields, 'language')
+  if (language !== undefined && !/^[A-Za-z]{2,3}([-_][A-Za-z0-9]+)?$/.test(language)) {
+    throw invalid('language', 'language must be an ISO-639-1 code such as "en".')
+  }
+  const model = single(fields, 'model')
+  const prompt = single(fields, 'prompt')
+  return {
+    format,
+    temperature,
+    words: granularities.includes('word'),
+    ...(language ? { language: language.toLowerCase() } : {}),
+    ...(prompt ? { prompt } : {}),
+    ...(model && engineIds.includes(model) ? { engineId: model } : {}),
+  }
+}

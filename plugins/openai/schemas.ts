@@ -1,0 +1,102 @@
+/** TypeBox schemas of the OpenAI-compatible routes: transcription replies, the model list, errors. */
+import { type Static, Type } from '@sinclair/typebox'
+
+export const RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number]
+
+export const VerboseSegmentSchema = Type.Object({
+  id: Type.Integer(),
+  seek: Type.Integer(),
+  start: Type.Number(),
+  end: Type.Number(),
+  text: Type.String(),
+  tokens: Type.Array(Type.Integer()),
+  temperature: Type.Number(),
+  avg_logprob: Type.Number(),
+  compression_ratio: Type.Number(),
+  no_speech_prob: Type.Number(),
+})
+
+export const VerboseWordSchema = Type.Object({
+  word: Type.String(),
+  start: Type.Number(),
+  end: Type.Number(),
+  probability: Type.Optional(Type.Number()),
+})
+
+export const VerboseTranscriptionSchema = Type.Object({
+  task: Type.Literal('transcribe'),
+  language: Type.String(),
+  duration: Type.Number(),
+  text: Type.String(),
+  segments: Type.Array(VerboseSegmentSchema),
+  words: Type.Optional(Type.Array(VerboseWordSchema)),
+})
+
+export type VerboseSegment = Static<typeof VerboseSegmentSchema>
+export type VerboseWord = Static<typeof VerboseWordSchema>
+export type VerboseTranscription = Static<typeof VerboseTranscriptionSchema>
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
+
+const Capabilities = Type.Object({
+  customWords: Type.Boolean(),
+  wordTimestamps: Type.Boolean(),
+  segmentTimestamps: Type.Boolean(),
+  languages: Type.Array(Type.String()),
+  maxAudioSeconds: Type.Union([Type.Number(), Type.Null()]),
+})
+
+/**
+ * One entry of `GET /v1/models`: OpenAI's four fields, then `kind` and the fields of an engine (as
+ * `GET /v1/engines` shows it) or of a catalog model (as `dictum models list --json` shows it).
+ */
+export const ModelEntrySchema = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+  kind: Type.Union([Type.Literal('engine'), Type.Literal('model')]),
+  displayName: Type.String(),
+  // Engines
+  description: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  reason: Type.Optional(Nullable(Type.String())),
+  fix: Type.Optional(Nullable(Type.String())),
+  active: Type.Optional(Type.Boolean()),
+  builtIn: Type.Optional(Type.Boolean()),
+  capabilities: Type.Optional(Capabilities),
+  // Catalog models
+  family: Type.Optional(Type.String()),
+  engine: Type.Optional(Type.String()),
+  languages: Type.Optional(Type.Array(Type.String())),
+  customWords: Type.Optional(Type.Boolean()),
+  archive: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  sizeBytes: Type.Optional(Type.Integer()),
+  sizeExact: Type.Optional(Type.Boolean()),
+  sha256: Type.Optional(Nullable(Type.String())),
+  license: Type.Optional(Type.String()),
+  installed: Type.Optional(Type.Boolean()),
+  path: Type.Optional(Nullable(Type.String())),
+  sizeOnDisk: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+})
+
+export type ModelEntry = Static<typeof ModelEntrySchema>
+
+export const ModelListSchema = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(ModelEntrySchema),
+})
+
+export const OpenAiErrorSchema = Type.Object({
+  error: Type.Object(
+    {
+      message: Type.String(),
+      type: Type.String(),
+      param: Nullable(Type.String()),
+      code: Nullable(Type.String()),
+    },
+    { additionalProperties: true },
+  ),
+})
