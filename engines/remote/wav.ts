@@ -1,0 +1,34 @@
+/** 16 kHz mono float samples -> a 16-bit PCM WAV file, the format every transcription server accepts. */
+
+const SAMPLE_RATE = 16000
+const HEADER_BYTES = 44
+
+/**
+ * Samples scale by 32768 and round, the inverse of how dictum decodes 16-bit audio, so audio that arrived as
+ * 16-bit PCM is uploaded bit for bit as it came.
+ */
+export function encodeWav16(samples: Float32Array, sampleRate = SAMPLE_RATE): Buffer {
+  const dataBytes = samples.length * 2
+  const out = Buffer.alloc(HEADER_BYTES + dataBytes)
+  out.write('RIFF', 0, 'latin1')
+  out.writeUInt32LE(36 + dataBytes, 4)
+  out.write('WAVE', 8, 'latin1')
+  out.write('fmt ', 12, 'latin1')
+  out.writeUInt32LE(16, 16)
+  out.writeUInt16LE(1, 20)
+  out.writeUInt16LE(1, 22)
+  out.writeUInt32LE(sampleRate, 24)
+  out.writeUInt32LE(sampleRate * 2, 28)
+  out.writeUInt16LE(2, 32)
+  out.writeUInt16LE(16, 34)
+  out.write('data', 36, 'latin1')
+  out.writeUInt32LE(dataBytes, 40)
+  for (let i = 0; i < samples.length; i++) {
+    const value = Math.round((samples[i] ?? 0) * 32768)
+    out.writeInt16LE(
+      Math.max(-32768, Math.min(32767, Number.isFinite(value) ? value : 0)),
+      HEADER_BYTES + i * 2,
+    )
+  }
+  return out
+}
