@@ -111,7 +111,11 @@ export async function runTool(tool: DesktopTool, text: string, env: NodeJS.Proce
   })
   if (result.error || result.code !== 0) {
     // A failed tool forked nothing: its stderr ends right away.
-    await Promise.race([once(child, 'close'), delay(500)]).catch(() => {})
+    const waited = new AbortController()
+    await Promise.race([once(child, 'close'), delay(500, undefined, { signal: waited.signal })]).catch(
+      () => {},
+    )
+    waited.abort()
     child.stderr?.destroy()
     const reason = result.error?.message ?? (stderr.trim().split('\n').pop() || `exit status ${result.code}`)
     throw new CliError(`${tool.name} failed: ${reason}`)

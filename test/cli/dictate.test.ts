@@ -1,0 +1,164 @@
+/**
+ * `dictum dictate` as a user runs it: a file standing in for the microphone (same stop-at-pause logic),
+ * the real ffmpeg capture path through a synthetic device, Ctrl-C, clipboard and typing tools.
+ */
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { AudioDecoder } from '../../kernel/audio/index.ts'
+import { encodeWav } from '../../kernel/cli/wav-encode.ts'
+import { fixtureConfig, setup, sharedAudio, tempDir, waitForStderr } from './run-cli.ts'
+
+const RATE = 16000
+const GAP_SECONDS = 3
+
+/** jfk.wav, 3 s of silence, goforward.wav: a speaker who pauses, then says something else. */
+async function pausedClip(
+  dir: string,
+): Promise<{ file: string; firstSamples: number; totalSamples: number }> {
+  const decoder = new AudioDecoder({ maxSeconds: 60 })
+  try {
+    const first = await decoder.decode({ kind: 'file', path: path.join(sharedAudio, 'jfk.wav') })
+    const second = await decoder.decode({ kind: 'file', path: path.join(sharedAudio, 'goforward.wav') })
+    const all = new Float32Array(first.length + GAP_SECONDS * RATE + second.length)
+    all.set(first, 0)
+    all.set(second, first.length + GAP_SECONDS * RATE)
+    const file = path.join(dir, 'paused.wav')
+    writeFileSync(file, encodeWav(all))
+    return { file, firstSamples: first.length, totalSamples: all.length }
+  } finally {
+    await decoder.close()
+  }
+}
+
+const samplesHeard = (text: string) => Number(/heard (\d+) samples/.exec(text)?.[1] ?? Number.NaN)
+
+t.test('pocketsphinx: stops at the pause, prints the text, stores the entry; history shows it', async (t) => {
+  const user = setup(t, { speech: { engine: 'pocketsphinx' } })
+  const clip = await pausedClip(user.dir)
+  const result = await user.run([
+    'dictate',
+    '--input',
+    clip.file,
+    '--silence',
+    '2',
+    '--app-name',
+    'Editor',
+    '--window-title',
+    'notes.txt',
+    '--json',
+  ])
+  t.equal(result.code, 0, result.stderr)
+  const entry = JSON.parse(result.stdout)
+  t.match(entry.finalText, /country/, 'the words before the pause')
+  t.notMatch(entry.finalText, /forward|meters/, 'nothing after the pause')
+  t.equal(entry.appName, 'Editor')
+  t.equal(entry.windowTitle, 'notes.txt')
+  t.equal(entry.wasAIProcessed, false)
+
+  const history = await user.run(['history', '--json'])
+  t.equal(history.code, 0, history.stderr)
+  const list = JSON.parse(history.stdout)
+  t.equal(list.count, 1)
+  t.same(list.items[0], entry, 'the stored entry is the printed one')
+
+  const longer = await user.run(['dictate', '--input', clip.file, '--silence', String(GAP_SECONDS + 2)])
+  t.equal(longer.code, 0, longer.stderr)
+  t.match(longer.stdout, /forward/, 'a pause shorter than --silence does not stop the recording')
+  t.match(longer.stdout, /^[^\n]+\n$/, 'plain output: the text on one line')
+})
+
+t.test('fixture engine: the recording ends after the pause, not at the end of the file', async (t) => {
+  const user = setup(t, fixtureConfig())
+  const clip = await pausedClip(user.dir)
+  const result = await user.run(['dictate', '--input', clip.file, '--silence', '1.5'])
+  t.equal(result.code, 0, result.stderr)
+  const heard = samplesHeard(result.stdout)
+  t.ok(heard < clip.firstSamples + GAP_SECONDS * RATE, `stopped during the gap (${heard} samples)`)
+  t.ok(heard > RATE, 'kept what was said before')
+})
+
+t.test(
+  'the ffmpeg capture path (a synthetic live device) stops on Ctrl-C and keeps what was said',
+  async (t) => {
+    const user = setup(t, fixtureConfig())
+    const clip = await pausedClip(user.dir)
+    const result = await user.run(
+      ['dictate', '--backend', 'lavfi', '--device', `amovie=${clip.file}`, '--verbose', '--silence', '20'],
+      {
+        started: (child, output) => {
+          void waitForStderr(child, output.stderr, (text) => text.includes('Listening'))
+            .then(() => new Promise((resolve) => setTimeout(resolve, 1500)))
+            .then(() => child.kill('SIGINT'))
+            .catch(() => {})
+        },
+      },
+    )
+    t.equal(result.code, 0, result.stderr)
+    const heard = samplesHeard(result.stdout)
+    t.ok(heard > 0 && heard < clip.totalSamples, `stopped early (${heard} samples)`)
+    t.match(result.stderr, 'Transcribing')
+  },
+)
+
+t.test('a microphone that cannot be opened: exit 3 naming the device', async (t) => {
+  const user = setup(t, fixtureConfig())
+  const result = await user.run(['dictate', '--backend', 'lavfi', '--device', 'nosuchsource=x'])
+  t.equal(result.code, 3)
+  t.match(result.stderr, 'Could not record from lavfi device "nosuchsource=x"')
+})
+
+t.test('--copy and --type hand the text to the tools found on PATH', async (t) => {
+  const user = setup(t, fixtureConfig({ text: 'copy me please' }))
+  const clip = await pausedClip(user.dir)
+  const bin = path.join(user.dir, 'bin')
+  mkdirSync(bin)
+  for (const tool of ['xclip', 'xdotool']) {
+    const script = path.join(bin, tool)
+    writeFileSync(script, `#!/bin/sh\necho "$@" > "${bin}/${tool}.args"\ncat > "${bin}/${tool}.stdin"\n`)
+    chmodSync(script, 0o755)
+  }
+  const env = { ...user.env, PATH: `${bin}${path.delimiter}${user.env.PATH}`, DISPLAY: ':9' }
+  delete env.WAYLAND_DISPLAY
+  const result = await user.run(['dictate', '--input', clip.file, '--copy', '--type'], { env })
+  t.equal(result.code, 0, result.stderr)
+  t.equal(result.stdout, 'copy me please\n')
+  t.equal(readFileSync(path.join(bin, 'xclip.stdin'), 'utf8'), 'copy me please')
+  t.equal(readFileSync(path.join(bin, 'xclip.args'), 'utf8'), '-selection clipboard\n')
+  t.equal(readFileSync(path.join(bin, 'xdotool.stdin'), 'utf8'), 'copy me please')
+  t.match(readFileSync(path.join(bin, 'xdotool.args'), 'utf8'), /^type .*--file -/)
+})
+
+t.test('--type without any typing tool: exit 3 before recording, nothing stored', async (t) => {
+  const user = setup(t, fixtureConfig())
+  const emptyBin = tempDir(t)
+  symlinkSync(process.execPath, path.join(emptyBin, 'node'))
+  const env = { ...user.env, PATH: emptyBin }
+  const result = await user.run(['dictate', '--input', path.join(sharedAudio, 'jfk.wav'), '--type'], { env })
+  t.equal(result.code, 3)
+  t.match(result.stderr, '--type: no typing tool found')
+  t.equal(result.stdout, '')
+  const history = await user.run(['history', '--json'])
+  t.equal(JSON.parse(history.stdout).count, 0)
+})
+
+t.test('silence: nothing recognised, exit 1, nothing stored; bad input and options', async (t) => {
+  const user = setup(t, fixtureConfig())
+  const silence = path.join(user.dir, 'silence.wav')
+  writeFileSync(silence, encodeWav(new Float32Array(2 * RATE)))
+  const [quiet, missing, badSilence, conflict] = await Promise.all([
+    user.run(['dictate', '--input', silence]),
+    user.run(['dictate', '--input', path.join(user.dir, 'nope.wav')]),
+    user.run(['dictate', '--silence', 'soon']),
+    user.run(['dictate', '--input', silence, '--device', 'hw:0']),
+  ])
+  t.equal(quiet.code, 1)
+  t.match(quiet.stderr, 'No speech was recognised; nothing was stored.')
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, 'Audio file not found:')
+  t.equal(badSilence.code, 2)
+  t.match(badSilence.stderr, '--silence must be a number of seconds')
+  t.equal(conflict.code, 2)
+  const history = await user.run(['history', '--json'])
+  t.equal(JSON.parse(history.stdout).count, 0)
+})

@@ -1,0 +1,138 @@
+/** `dictum transcribe` as a user runs it: the real pocketsphinx engine on the shared clips, every format. */
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { fixtureConfig, setup, sharedAudio } from './run-cli.ts'
+import { parseSrt, parseVtt, timeProblems } from './subtitle-parse.ts'
+
+const JFK_WAV = path.join(sharedAudio, 'jfk.wav')
+const JFK_MP3 = path.join(sharedAudio, 'original-formats/jfk.mp3')
+const FLAC = path.join(sharedAudio, 'original-formats/librispeech-1089-134686-0000.flac')
+const GOFORWARD = path.join(sharedAudio, 'goforward.wav')
+const POCKETSPHINX = { speech: { engine: 'pocketsphinx' } }
+
+t.test(
+  'json: one object per file, in order; bad files named on stderr, the others done, exit 1',
+  async (t) => {
+    const user = setup(t, POCKETSPHINX)
+    const garbage = path.join(user.dir, 'garbage.wav')
+    writeFileSync(garbage, Buffer.from('definitely not a RIFF file; '.repeat(40)))
+    const missing = path.join(user.dir, 'missing.wav')
+    const result = await user.run([
+      'transcribe',
+      '--format',
+      'json',
+      JFK_WAV,
+      garbage,
+      JFK_MP3,
+      missing,
+      FLAC,
+    ])
+    t.equal(result.code, 1, 'a failed file makes the exit status 1')
+    const lines = result.stdout.trim().split('\n')
+    t.equal(lines.length, 3, 'the three good files were transcribed')
+    const [wav, mp3, flac] = lines.map((line) => JSON.parse(line))
+    t.same(
+      [wav.file, mp3.file, flac.file],
+      [JFK_WAV, JFK_MP3, FLAC],
+      'each object names its file, in input order',
+    )
+    for (const item of [wav, mp3]) {
+      t.match(item.text, /country/, `${path.basename(item.file)}: jfk's words`)
+      t.equal(item.sampleCount, 176000, 'sampleCount: 11 s at 16 kHz')
+      t.equal(item.durationSeconds, 11)
+    }
+    t.match(flac.text, /dinner/, 'flac: the librispeech words')
+    for (const item of [wav, mp3, flac]) {
+      t.equal(item.engine, 'pocketsphinx')
+      t.type(item.provider, 'string')
+      t.type(item.rawText, 'string')
+      t.ok(item.confidence >= 0 && item.confidence <= 1, 'confidence in 0..1')
+      t.ok(item.segments.length > 0, 'segments present')
+      for (const s of item.segments) t.ok(s.end > s.start && s.start >= 0, 'segment times are ordered')
+      t.ok(Array.isArray(item.words), 'pocketsphinx gives word timings')
+    }
+    t.match(result.stderr, `${garbage}: Could not decode audio:`, 'the garbage file is named with the reason')
+    t.match(result.stderr, `${missing}: Audio file not found:`, 'the missing file is named with the reason')
+    t.equal(result.stderr.trim().split('\n').length, 2, 'one line per failed file, nothing else')
+  },
+)
+
+t.test('srt on stdout, vtt written into --output-dir', async (t) => {
+  const user = setup(t, POCKETSPHINX)
+  const srt = await user.run(['transcribe', '-f', 'srt', JFK_MP3])
+  t.equal(srt.code, 0, srt.stderr)
+  const cues = parseSrt(srt.stdout)
+  t.ok(cues.length > 0, 'at least one cue')
+  t.same(timeProblems(cues), [], 'cues numbered from 1, times increasing')
+  t.match(cues.map((c) => c.text).join(' '), /country/)
+  t.ok(cues.at(-1)!.end <= 11, 'no cue past the end of the audio')
+
+  const out = path.join(user.dir, 'subs')
+  const vtt = await user.run(['transcribe', '--format', 'vtt', '--output-dir', out, JFK_WAV, FLAC])
+  t.equal(vtt.code, 0, vtt.stderr)
+  const written = [path.join(out, 'jfk.wav.vtt'), path.join(out, `${path.basename(FLAC)}.vtt`)]
+  t.same(vtt.stdout.trim().split('\n'), written, 'the written files are listed on stdout')
+  const jfk = parseVtt(readFileSync(written[0]!, 'utf8'))
+  t.same(timeProblems(jfk), [])
+  t.match(jfk.map((c) => c.text).join(' '), /country/)
+  t.match(
+    parseVtt(readFileSync(written[1]!, 'utf8'))
+      .map((c) => c.text)
+      .join(' '),
+    /dinner/,
+  )
+})
+
+t.test('text: stdout, and --next-to writes <file>.txt beside the audio', async (t) => {
+  const user = setup(t, POCKETSPHINX)
+  const stdout = await user.run(['transcribe', GOFORWARD])
+  t.equal(stdout.code, 0, stdout.stderr)
+  t.match(stdout.stdout, /^[a-z ]*forward[a-z ]*\n$/, 'the text alone, one line')
+  const copy = path.join(user.dir, 'clip.wav')
+  copyFileSync(GOFORWARD, copy)
+  const beside = await user.run(['transcribe', '--next-to', 'clip.wav'])
+  t.equal(beside.code, 0, beside.stderr)
+  t.equal(beside.stdout, `${copy}.txt\n`)
+  t.equal(readFileSync(`${copy}.txt`, 'utf8'), stdout.stdout, 'same text as on stdout')
+})
+
+t.test('several text documents on stdout are headed by their file; replacements apply', async (t) => {
+  const user = setup(t, fixtureConfig({ text: 'we are gonna ship it' }))
+  const dictionary = path.join(user.dir, 'dict.json')
+  writeFileSync(
+    dictionary,
+    JSON.stringify({ replacements: [{ triggers: ['gonna'], replacement: 'going to' }] }),
+  )
+  t.equal((await user.run(['dictionary', 'import', dictionary])).code, 0)
+  const result = await user.run(['transcribe', GOFORWARD, JFK_WAV])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(
+    result.stdout,
+    `==> ${GOFORWARD} <==\nwe are going to ship it\n\n==> ${JFK_WAV} <==\nwe are going to ship it\n`,
+  )
+})
+
+t.test('usage errors exit 2; an unavailable engine exits 3 before any file', async (t) => {
+  const user = setup(t, fixtureConfig())
+  const [none, both, format, engine] = await Promise.all([
+    user.run(['transcribe']),
+    user.run(['transcribe', '--next-to', '-o', 'x', GOFORWARD]),
+    user.run(['transcribe', '-f', 'docx', GOFORWARD]),
+    user.run(['transcribe', '--engine', 'nope', GOFORWARD]),
+  ])
+  t.equal(none.code, 2)
+  t.match(none.stderr, 'No audio file given')
+  t.equal(both.code, 2)
+  t.equal(format.code, 2)
+  t.match(format.stderr, 'Unknown format "docx"')
+  t.equal(engine.code, 2)
+  t.match(engine.stderr, 'Unknown engine "nope"')
+  t.notOk(existsSync(path.join(user.dir, 'x')), 'nothing was created')
+
+  const sherpa = setup(t, { speech: { engine: 'sherpa-onnx' } })
+  const unavailable = await sherpa.run(['transcribe', GOFORWARD, JFK_WAV])
+  t.equal(unavailable.code, 3, 'exit 3: the engine cannot run')
+  t.match(unavailable.stderr, /Speech engine unavailable: .*dictum models pull/)
+  t.equal(unavailable.stdout, '')
+})
