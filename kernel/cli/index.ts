@@ -152,7 +152,11 @@ function reportError(err: unknown, io: CliIO): number {
     return err.statusCode === 503 ? EXIT.unavailable : EXIT.failure
   }
   const code = (err as { code?: string })?.code
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+  if (
+    code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+    code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+    code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+  ) {
     io.stderr.write(`dictum: ${(err as Error).message}\n`)
     return EXIT.usage
   }

@@ -118,7 +118,11 @@ t.test('--copy and --type hand the text to the tools found on PATH', async (t) =
     writeFileSync(script, `#!/bin/sh\necho "$@" > "${bin}/${tool}.args"\ncat > "${bin}/${tool}.stdin"\n`)
     chmodSync(script, 0o755)
   }
-  const env = { ...user.env, PATH: `${bin}${path.delimiter}${user.env.PATH}`, DISPLAY: ':9' }
+  const env: NodeJS.ProcessEnv = {
+    ...user.env,
+    PATH: `${bin}${path.delimiter}${user.env.PATH}`,
+    DISPLAY: ':9',
+  }
   delete env.WAYLAND_DISPLAY
   const result = await user.run(['dictate', '--input', clip.file, '--copy', '--type'], { env })
   t.equal(result.code, 0, result.stderr)
