@@ -1,0 +1,76 @@
+/**
+ * Which Vosk model the options select and whether its folder is complete, checked on disk only: a catalog
+ * model (`model`, installed under `<modelsDir>/<id>`) or the user's own folder (`modelDir`).
+ */
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
+import { type CatalogEntry, defaultCatalog } from '../../kernel/models/catalog.ts'
+import type { VoskOptions } from './options.ts'
+
+export interface VoskModelSpec {
+  /** Catalog id, or null for a modelDir. */
+  catalogId: string | null
+  dir: string
+  displayName: string
+  languages: string[]
+  /** What the user should do when the folder is missing or incomplete. */
+  fix: string
+  /** Why the options cannot work at all (unknown id, not a Vosk model). */
+  problem: string | null
+}
+
+/** Files without which `vosk_model_new` fails: acoustic model, features, and one of the two graph layouts. */
+const CUSTOM_REQUIRED = [['am/final.mdl'], ['conf/mfcc.conf'], ['graph/HCLG.fst', 'graph/HCLr.fst']]
+
+function catalogEntry(id: string): CatalogEntry | undefined {
+  return defaultCatalog.find((entry) => entry.id === id)
+}
+
+/** Cheap and synchronous: for the display name and capabilities. */
+export function voskModel(options: VoskOptions, modelsDir: string): VoskModelSpec {
+  if (options.modelDir !== undefined) {
+    return {
+      catalogId: null,
+      dir: options.modelDir,
+      displayName: `Vosk (${path.basename(options.modelDir)})`,
+      languages: options.language ? [options.language] : ['*'],
+      fix: 'Point speech.engines.vosk.modelDir at an unpacked Vosk model folder.',
+      problem: null,
+    }
+  }
+  const entry = catalogEntry(options.model)
+  const fix = `dictum models pull ${options.model}`
+  const problem = !entry
+    ? `model ${options.model} is not in the catalog (run \`dictum models list\`)`
+    : entry.engine !== 'vosk'
+      ? `model ${options.model} is not a Vosk model`
+      : null
+  return {
+    catalogId: options.model,
+    dir: path.join(modelsDir, options.model),
+    displayName: entry && !problem ? entry.displayName : `Vosk (unknown model ${options.model})`,
+    languages: entry && !problem ? [...entry.languages] : ['*'],
+    fix,
+    problem,
+  }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  const info = await stat(file).catch(() => null)
+  return info?.isFile() === true && info.size > 0
+}
+
+/** Null when the folder holds every required file, else what is missing. */
+export async function modelProblem(spec: VoskModelSpec): Promise<string | null> {
+  if (spec.problem) return spec.problem
+  const name = spec.catalogId ?? `the model in ${spec.dir}`
+  if (!(await stat(spec.dir).catch(() => null))?.isDirectory())
+    return `${name} is not installed (no folder ${spec.dir})`
+  const entry = spec.catalogId ? catalogEntry(spec.catalogId) : undefined
+  const groups = entry ? entry.files.map((file) => [file]) : CUSTOM_REQUIRED
+  for (const group of groups) {
+    const present = await Promise.all(group.map((file) => isFile(path.join(spec.dir, file))))
+    if (!present.some(Boolean)) return `${name} is incomplete: ${group.join(' or ')} is missing or empty`
+  }
+  return null
+}
