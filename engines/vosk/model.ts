@@ -19,8 +19,16 @@ export interface VoskModelSpec {
   problem: string | null
 }
 
-/** Files without which `vosk_model_new` fails: acoustic model, features, and one of the two graph layouts. */
-const CUSTOM_REQUIRED = [['am/final.mdl'], ['conf/mfcc.conf'], ['graph/HCLG.fst', 'graph/HCLr.fst']]
+/**
+ * Files without which `vosk_model_new` fails on a v2 layout folder: acoustic model, decoder config, feature
+ * config (MFCC or filterbank), and one of the two graph layouts.
+ */
+const CUSTOM_REQUIRED = [
+  ['am/final.mdl'],
+  ['conf/model.conf'],
+  ['conf/mfcc.conf', 'conf/fbank.conf'],
+  ['graph/HCLG.fst', 'graph/HCLr.fst'],
+]
 
 function catalogEntry(id: string): CatalogEntry | undefined {
   return defaultCatalog.find((entry) => entry.id === id)
