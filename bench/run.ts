@@ -4,6 +4,8 @@
  */
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
+import { benchPostprocess } from './postprocess.ts'
+import { benchRemote } from './remote.ts'
 import { benchRules } from './rules.ts'
 import { benchSherpa } from './sherpa.ts'
 import { benchSherpaHttp } from './sherpa-http.ts'
@@ -20,6 +22,8 @@ const sections: Record<string, Section> = {
   sherpa: () => benchSherpa(),
   'sherpa-http': () => benchSherpaHttp(),
   rules: () => benchRules(),
+  postprocess: () => benchPostprocess(),
+  remote: () => benchRemote(),
 }
 
 async function main(): Promise<void> {

@@ -113,7 +113,7 @@ export class EngineRegistry {
     await this.#autoPull(found.definition, options)
     const probe = await this.#probe(found.definition, options)
     if (!probe.available) {
-      const fix = probe.fix ? ` To fix it, run: ${probe.fix}` : ''
+      const fix = probe.fix ? ` Fix: ${probe.fix}` : ''
       throw errors.ENGINE_UNAVAILABLE(`${displayName}: ${probe.reason}.${fix}`.replace('..', '.'), {
         extra: { engine: id, ...(probe.fix ? { fix: probe.fix } : {}) },
       })

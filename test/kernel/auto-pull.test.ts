@@ -60,10 +60,7 @@ t.test('without autoPull: 503 naming the pull command, nothing downloaded', asyn
   const { app, server } = await setup(t, false)
   const res = await transcribe(app)
   t.equal(res.statusCode, 503)
-  t.match(
-    res.json().error,
-    /model test-model is not installed\. To fix it, run: dictum models pull test-model/,
-  )
+  t.match(res.json().error, /model test-model is not installed\. Fix: dictum models pull test-model/)
   t.equal(res.json().fix, 'dictum models pull test-model')
   t.equal(server.requests.length, 0)
 })

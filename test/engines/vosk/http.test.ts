@@ -47,7 +47,7 @@ t.test('catalog model not installed: 503 naming the pull command', async (t) => 
     error: `Speech engine unavailable: Vosk small US English 0.15: ${ID} is not installed (no folder ${path.join(
       app.dictum.modelsDir,
       ID,
-    )}). To fix it, run: dictum models pull ${ID}`,
+    )}). Fix: dictum models pull ${ID}`,
     code: 'ENGINE_UNAVAILABLE',
     engine: 'vosk',
     fix: `dictum models pull ${ID}`,

@@ -64,7 +64,7 @@ t.test('the selected engine not installed: 503 saying what to run', async (t) =>
   const res = await app.inject({ method: 'POST', url: '/v1/transcribe', payload: { path: JFK } })
   t.equal(res.statusCode, 503)
   t.equal(res.json().code, 'ENGINE_UNAVAILABLE')
-  t.match(res.json().error, /To fix it, run: /)
+  t.match(res.json().error, / Fix: apt-get install pocketsphinx/)
   t.type(res.json().fix, 'string')
   const list = (await app.inject({ url: '/v1/engines' })).json()
   const ps = list.items.find((e: { id: string }) => e.id === 'pocketsphinx')
