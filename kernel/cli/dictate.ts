@@ -11,7 +11,7 @@ import { bundledVadModel } from '../vad-service.ts'
 import { captureAudio, captureSpec } from './capture.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { clipboardTool, type DesktopTool, runTool, typingTool } from './desktop-tools.ts'
-import { onInterrupt } from './interrupt.ts'
+import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { type Recording, recordUntilPause } from './record-until-pause.ts'
@@ -149,7 +149,7 @@ class Dictation {
     engine.failure()
     if (recording.samples.length === 0) throw new CliError('Nothing was recorded.')
     this.#status(`Transcribing ${(recording.samples.length / 16000).toFixed(1)} s of audio…`)
-    const { entry } = await this.#app.dictum.dictation.dictate(
+    const dictation = this.#app.dictum.dictation.dictate(
       {
         kind: 'bytes',
         data: encodeWav(recording.samples),
@@ -162,6 +162,7 @@ class Dictation {
         ...(this.#options.windowTitle !== undefined ? { windowTitle: this.#options.windowTitle } : {}),
       },
     )
+    const { entry } = await untilAborted(dictation, this.#abort.signal)
     if (entry.finalText.trim() === '') throw new CliError('No speech was recognised; nothing was stored.')
     this.#io.stdout.write(this.#options.json ? `${JSON.stringify(entry, null, 2)}\n` : `${entry.finalText}\n`)
     for (const tool of this.#options.tools) await runTool(tool, entry.finalText, this.#io.env)

@@ -32,45 +32,64 @@ export async function recordUntilPause(
   source: AsyncIterable<Float32Array>,
   options: RecordOptions,
 ): Promise<Recording> {
-  const state = { chunks: [] as Float32Array[], length: 0, stoppedBy: 'end' as StopReason, ended: false }
-  const limit = Math.max(1, Math.round(options.maxSeconds * SAMPLE_RATE))
-  async function* kept(): AsyncGenerator<Float32Array> {
-    for await (const chunk of source) {
-      options.signal.throwIfAborted()
-      if (options.stop.aborted) {
-        state.stoppedBy = 'stopped'
-        break
-      }
-      if (state.length === 0) options.onAudio?.()
-      const part = chunk.length > limit - state.length ? chunk.slice(0, limit - state.length) : chunk.slice()
-      state.chunks.push(part)
-      state.length += part.length
-      yield part
-      if (state.length >= limit) {
-        state.stoppedBy = 'limit'
-        break
-      }
-    }
-    if (options.stop.aborted && state.stoppedBy === 'end') state.stoppedBy = 'stopped'
-    state.ended = true
-  }
+  const tape = new Tape(options)
   let heardSpeech = false
   if (options.vad === null) {
-    for await (const _ of kept()) options.signal.throwIfAborted()
+    for await (const _ of tape.record(source)) options.signal.throwIfAborted()
   } else {
-    const pieces = options.vad.segment(kept(), {
+    const pieces = options.vad.segment(tape.record(source), {
       maxSegmentSeconds: options.maxSeconds + 1,
       signal: options.signal,
     })
     for await (const _ of pieces) {
       heardSpeech = true
-      // A piece completed while audio still flows means speech followed by the pause: stop here.
-      if (!state.ended) state.stoppedBy = 'pause'
+      // A piece completed while audio still flows is speech followed by the pause: stop here.
+      if (!tape.ended) tape.stoppedBy = 'pause'
       break
     }
   }
   options.signal.throwIfAborted()
-  return { samples: concat(state.chunks, state.length), stoppedBy: state.stoppedBy, heardSpeech }
+  return { samples: tape.samples(), stoppedBy: tape.stoppedBy, heardSpeech }
+}
+
+/** Keeps every sample passed on, up to the limit, and says why the audio stopped flowing. */
+class Tape {
+  readonly #options: RecordOptions
+  readonly #limit: number
+  readonly #chunks: Float32Array[] = []
+  #length = 0
+  stoppedBy: StopReason = 'end'
+  /** The source stopped flowing (end, limit or stop); later VAD pieces are its flush, not a pause. */
+  ended = false
+
+  constructor(options: RecordOptions) {
+    this.#options = options
+    this.#limit = Math.max(1, Math.round(options.maxSeconds * SAMPLE_RATE))
+  }
+
+  async *record(source: AsyncIterable<Float32Array>): AsyncGenerator<Float32Array> {
+    const { stop, signal, onAudio } = this.#options
+    for await (const chunk of source) {
+      signal.throwIfAborted()
+      if (stop.aborted) break
+      if (this.#length === 0) onAudio?.()
+      const room = this.#limit - this.#length
+      const part = chunk.length > room ? chunk.slice(0, room) : chunk.slice()
+      this.#chunks.push(part)
+      this.#length += part.length
+      yield part
+      if (this.#length >= this.#limit) {
+        this.stoppedBy = 'limit'
+        break
+      }
+    }
+    if (stop.aborted && this.stoppedBy === 'end') this.stoppedBy = 'stopped'
+    this.ended = true
+  }
+
+  samples(): Float32Array {
+    return concat(this.#chunks, this.#length)
+  }
 }
 
 function concat(parts: Float32Array[], length: number): Float32Array {

@@ -10,7 +10,7 @@ import { isDictumError } from '../errors.ts'
 import { ProgressBar } from '../models/progress-bar.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { describeFsError, writeFileAtomic } from './files.ts'
-import { onInterrupt } from './interrupt.ts'
+import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { withServices } from './services.ts'
@@ -183,7 +183,7 @@ class Batch {
   /** True when the file was done; a failure is reported and the batch goes on (unless it is fatal). */
   async #one(file: string, index: number, signal: AbortSignal): Promise<boolean> {
     try {
-      const transcript = await this.#deps.transcribe(file, signal)
+      const transcript = await untilAborted(this.#deps.transcribe(file, signal), signal)
       const out = this.#plan.outputOf?.(file)
       const document = renderTranscript(this.#plan.format, file, transcript, {
         compact: out === undefined,

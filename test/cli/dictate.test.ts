@@ -166,3 +166,17 @@ t.test('silence: nothing recognised, exit 1, nothing stored; bad input and optio
   const history = await user.run(['history', '--json'])
   t.equal(JSON.parse(history.stdout).count, 0)
 })
+
+t.test('AI enhancement runs as in POST /v1/dictate (rules provider)', async (t) => {
+  const user = setup(t, {
+    ...fixtureConfig({ text: 'um hello comma world period' }),
+    ai: { provider: 'rules' },
+  })
+  const clip = await pausedClip(user.dir)
+  const result = await user.run(['dictate', '--input', clip.file, '--json'])
+  t.equal(result.code, 0, result.stderr)
+  const entry = JSON.parse(result.stdout)
+  t.equal(entry.rawText, 'um hello comma world period')
+  t.equal(entry.finalText, 'Hello, world.')
+  t.equal(entry.wasAIProcessed, true)
+})

@@ -1,7 +1,9 @@
 /** `dictum transcribe` as a user runs it: the real pocketsphinx engine on the shared clips, every format. */
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { PassThrough } from 'node:stream'
 import t from 'tap'
+import { main } from '../../kernel/cli/index.ts'
 import { fixtureConfig, setup, sharedAudio } from './run-cli.ts'
 import { parseSrt, parseVtt, timeProblems } from './subtitle-parse.ts'
 
@@ -57,6 +59,17 @@ t.test(
     t.equal(result.stderr.trim().split('\n').length, 2, 'one line per failed file, nothing else')
   },
 )
+
+t.test('every file failing at once: exit 1, and no engine process keeps the command alive', async (t) => {
+  // The engine starts loading while the audio is opened; the command must still end once it is done.
+  const user = setup(t, POCKETSPHINX)
+  const garbage = path.join(user.dir, 'garbage.mp3')
+  writeFileSync(garbage, Buffer.from('ID3 but nothing else '.repeat(10)))
+  const result = await user.run(['transcribe', garbage, path.join(user.dir, 'missing.flac')])
+  t.equal(result.code, 1)
+  t.match(result.stderr, 'garbage.mp3: Could not decode audio:')
+  t.match(result.stderr, 'missing.flac: Audio file not found:')
+})
 
 t.test('srt on stdout, vtt written into --output-dir', async (t) => {
   const user = setup(t, POCKETSPHINX)
@@ -135,4 +148,29 @@ t.test('usage errors exit 2; an unavailable engine exits 3 before any file', asy
   t.equal(unavailable.code, 3, 'exit 3: the engine cannot run')
   t.match(unavailable.stderr, /Speech engine unavailable: .*dictum models pull/)
   t.equal(unavailable.stdout, '')
+})
+
+t.test('a progress bar across files on stderr when it is a terminal, nothing otherwise', async (t) => {
+  const user = setup(t, fixtureConfig())
+  const run = async (stderrIsTTY: boolean) => {
+    const out = { stdout: '', stderr: '' }
+    const stdout = new PassThrough().on('data', (chunk) => (out.stdout += chunk))
+    const stderr = new PassThrough().on('data', (chunk) => (out.stderr += chunk))
+    const io = { stdout, stderr, isTTY: false, stderrIsTTY, env: user.env, cwd: user.dir }
+    const code = await main(
+      ['transcribe', '-o', path.join(user.dir, 'out'), ...user.args, GOFORWARD, JFK_WAV],
+      io,
+    )
+    return { code, ...out }
+  }
+  const tty = await run(true)
+  t.equal(tty.code, 0, tty.stderr)
+  t.match(tty.stderr, '\r\x1b[2KTranscribing [', 'redrawn in place')
+  t.match(tty.stderr, /0% {2}0\/2 .*goforward\.wav/, 'names the file being transcribed')
+  t.match(tty.stderr, /100% {2}2\/2/, 'ends full')
+  t.ok(tty.stderr.endsWith('\n'), 'the bar line is ended')
+  t.equal(tty.stdout.trim().split('\n').length, 2, 'the written files are listed on stdout')
+  const plain = await run(false)
+  t.equal(plain.code, 0)
+  t.equal(plain.stderr, '', 'no progress output when stderr is not a terminal')
 })
