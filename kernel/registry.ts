@@ -118,6 +118,8 @@ export class EngineRegistry {
         extra: { engine: id, ...(probe.fix ? { fix: probe.fix } : {}) },
       })
     }
+    // close() may have run while this acquisition awaited the probe or a pull: start no engine process then.
+    if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
     const runner = this.#runner(id, found, options)
     await runner.load()
     return { id, displayName, capabilities: found.definition.capabilities(options as never), runner }
