@@ -77,6 +77,9 @@ export async function buildApp(
     exposeHeadRoutes: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Requests share the app logger instead of a pino child each (which costs ~10% of a small request's
+    // time); the few per-request lines (errors) carry `reqId` themselves.
+    childLoggerFactory: (logger) => logger,
     logController: new LogController({
       disableRequestLogging: config.log.level !== 'debug' && config.log.level !== 'trace',
     }),

@@ -37,8 +37,9 @@ export function toDictumError(error: FastifyError | Error, request: FastifyReque
 
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   const translated = toDictumError(error, request)
-  if (translated.statusCode >= 500) request.log.error({ err: error }, 'request failed')
-  else request.log.debug({ code: translated.code }, translated.message)
+  const where = { reqId: request.id, method: request.method, url: request.url.split('?')[0] }
+  if (translated.statusCode >= 500) request.log.error({ ...where, err: error }, 'request failed')
+  else request.log.debug({ ...where, code: translated.code }, translated.message)
   if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
   return reply.code(translated.statusCode).send(errorBody(translated))
 }

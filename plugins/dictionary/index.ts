@@ -2,8 +2,6 @@
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { CustomWordListSchema, ReplacementListSchema } from './schemas.ts'
 
-const identity = (body: unknown) => body as string
-
 export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   const { dictionary } = app.dictum
   const replacements = { schema: { response: { 200: ReplacementListSchema } } }
@@ -13,7 +11,7 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   app.get('/replacements', async (_request, reply) =>
     reply
       .type('application/json; charset=utf-8')
-      .serializer(identity)
+
       .send(dictionary.listJson('rules') as never),
   )
   app.post(
@@ -24,7 +22,7 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   app.get('/custom-words', async (_request, reply) =>
     reply
       .type('application/json; charset=utf-8')
-      .serializer(identity)
+
       .send(dictionary.listJson('words') as never),
   )
   app.post(

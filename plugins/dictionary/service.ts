@@ -22,8 +22,8 @@ export interface DictionaryExport {
 export class DictionaryService {
   readonly #db: Db
   readonly #store: DictionaryStore
-  #matcher: { version: string; matcher: ReplacementMatcher } | null = null
-  readonly #json = new Map<'rules' | 'words', { version: string; body: string }>()
+  #matcher: { version: object; matcher: ReplacementMatcher } | null = null
+  readonly #json = new Map<'rules' | 'words', { version: object; body: string }>()
 
   constructor({ db }: { db: Db }) {
     this.#db = db

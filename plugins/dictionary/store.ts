@@ -6,6 +6,9 @@
 import type { Db } from '../../kernel/storage/database.ts'
 import type { CustomWord, ReplacementRule } from './schemas.ts'
 
+/** How stale the view of other processes' writes may get (this process's own writes are seen at once). */
+export const OTHER_WRITERS_CHECK_MS = 100
+
 interface Snapshot {
   dataVersion: number
   localVersion: number
@@ -29,6 +32,7 @@ export class DictionaryStore {
   readonly #db: Db
   readonly #statements
   #localVersion = 0
+  #checkedAt = Number.NEGATIVE_INFINITY
   #snapshot: Snapshot | null = null
 
   constructor(db: Db) {
@@ -50,10 +54,9 @@ export class DictionaryStore {
     }
   }
 
-  /** A number that changes whenever the dictionary may have changed (for caches derived from it). */
-  get version(): string {
-    const snapshot = this.#current()
-    return `${snapshot.dataVersion}:${snapshot.localVersion}`
+  /** A value that changes whenever the dictionary may have changed (for caches derived from it). */
+  get version(): object {
+    return this.#current()
   }
 
   rules(): readonly ReplacementRule[] {
@@ -98,8 +101,20 @@ export class DictionaryStore {
   }
 
   #current(): Snapshot {
-    const dataVersion = this.#statements.dataVersion.get() as number
     const cached = this.#snapshot
+    const now = performance.now()
+    // Writes through this store invalidate the snapshot at once; writes by other processes (the CLI) are
+    // noticed through SQLite's data_version, asked at most every OTHER_WRITERS_CHECK_MS: under load the
+    // query costs more than the rest of a GET.
+    if (
+      cached &&
+      cached.localVersion === this.#localVersion &&
+      now - this.#checkedAt < OTHER_WRITERS_CHECK_MS
+    ) {
+      return cached
+    }
+    this.#checkedAt = now
+    const dataVersion = this.#statements.dataVersion.get() as number
     if (cached && cached.dataVersion === dataVersion && cached.localVersion === this.#localVersion)
       return cached
     const snapshot: Snapshot = {
