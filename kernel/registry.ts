@@ -40,6 +40,9 @@ export type RunnerFactory = (options: EngineRunnerOptions) => EngineRunner
 interface Live {
   optionsKey: string
   runner: EngineRunner
+  /** Set once loaded: what `acquire` hands out while `speech` is the config in force. */
+  acquired?: AcquiredEngine
+  speech?: object
 }
 
 export class EngineRegistry {
@@ -107,6 +110,12 @@ export class EngineRegistry {
   /** The engine to transcribe with (the selected one by default), loaded. */
   async acquire(id = this.activeId): Promise<AcquiredEngine> {
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
+    // A loaded engine under the same config is handed out at once: the probe (file checks) and option
+    // resolution only matter before a load.
+    const live = this.#live.get(id)
+    if (live?.acquired && live.speech === this.#config.current.speech && live.runner.state === 'ready') {
+      return live.acquired
+    }
     const found = this.#find(id)
     const options = this.#options(id, found.definition)
     const displayName = displayNameOf(found.definition, options)
@@ -122,7 +131,15 @@ export class EngineRegistry {
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
     const runner = this.#runner(id, found, options)
     await runner.load()
-    return { id, displayName, capabilities: found.definition.capabilities(options as never), runner }
+    const acquired = {
+      id,
+      displayName,
+      capabilities: found.definition.capabilities(options as never),
+      runner,
+    }
+    const entry = this.#live.get(id)
+    if (entry?.runner === runner) Object.assign(entry, { acquired, speech: this.#config.current.speech })
+    return acquired
   }
 
   async close(): Promise<void> {
