@@ -1,3 +1,4 @@
+import { encodeWav16 } from '../../kernel/audio/wav-encode.ts'
 import type {
   EngineContext,
   EngineInstance,
@@ -16,7 +17,6 @@ import {
 } from './options.ts'
 import { toEngineResult } from './result.ts'
 import { backoffMs, sleep } from './retry.ts'
-import { encodeWav16 } from './wav.ts'
 
 type Format = 'verbose_json' | 'json'
 

@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { DictumApp } from '../app.ts'
+import { encodeWav16 } from '../audio/wav-encode.ts'
 import { VadSegmenter } from '../vad/index.ts'
 import { bundledVadModel } from '../vad-service.ts'
 import { captureAudio, captureSpec } from './capture.ts'
@@ -16,7 +17,6 @@ import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { type Recording, recordUntilPause } from './record-until-pause.ts'
 import { withServices } from './services.ts'
-import { encodeWav } from './wav-encode.ts'
 
 const OPTIONS = {
   ...GLOBAL_OPTIONS,
@@ -152,7 +152,7 @@ class Dictation {
     const dictation = this.#app.dictum.dictation.dictate(
       {
         kind: 'bytes',
-        data: encodeWav(recording.samples),
+        data: encodeWav16(recording.samples),
         filename: 'dictation.wav',
         contentType: 'audio/wav',
       },

@@ -3,6 +3,8 @@
  * silence of at least `silenceSeconds` after speech, found by the Silero VAD), the caller stops it (Ctrl-C),
  * the source ends, or `maxSeconds` is reached. A microphone and a file (`--input`) go through the same code.
  */
+
+import { concatSamples } from '../audio/samples.ts'
 import type { VadSegmenter } from '../vad/index.ts'
 
 const SAMPLE_RATE = 16000
@@ -88,16 +90,6 @@ class Tape {
   }
 
   samples(): Float32Array {
-    return concat(this.#chunks, this.#length)
+    return concatSamples(this.#chunks, this.#length)
   }
-}
-
-function concat(parts: Float32Array[], length: number): Float32Array {
-  const out = new Float32Array(length)
-  let at = 0
-  for (const part of parts) {
-    out.set(part, at)
-    at += part.length
-  }
-  return out
 }

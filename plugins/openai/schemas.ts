@@ -1,5 +1,6 @@
 /** TypeBox schemas of the OpenAI-compatible routes: transcription replies, the model list, errors. */
 import { type Static, Type } from '@sinclair/typebox'
+import { EngineCapabilitiesSchema } from '../engines/schemas.ts'
 
 export const RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number]
@@ -39,14 +40,6 @@ export type VerboseTranscription = Static<typeof VerboseTranscriptionSchema>
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
-const Capabilities = Type.Object({
-  customWords: Type.Boolean(),
-  wordTimestamps: Type.Boolean(),
-  segmentTimestamps: Type.Boolean(),
-  languages: Type.Array(Type.String()),
-  maxAudioSeconds: Type.Union([Type.Number(), Type.Null()]),
-})
-
 /**
  * One entry of `GET /v1/models`: OpenAI's four fields, then `kind` and the fields of an engine (as
  * `GET /v1/engines` shows it) or of a catalog model (as `dictum models list --json` shows it).
@@ -65,7 +58,7 @@ export const ModelEntrySchema = Type.Object({
   fix: Type.Optional(Nullable(Type.String())),
   active: Type.Optional(Type.Boolean()),
   builtIn: Type.Optional(Type.Boolean()),
-  capabilities: Type.Optional(Capabilities),
+  capabilities: Type.Optional(EngineCapabilitiesSchema),
   // Catalog models
   family: Type.Optional(Type.String()),
   engine: Type.Optional(Type.String()),

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from '
 import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder } from '../../kernel/audio/index.ts'
-import { encodeWav } from '../../kernel/cli/wav-encode.ts'
+import { encodeWav16 } from '../../kernel/audio/wav-encode.ts'
 import { fixtureConfig, setup, sharedAudio, tempDir, waitForStderr } from './run-cli.ts'
 
 const RATE = 16000
@@ -24,7 +24,7 @@ async function pausedClip(
     all.set(first, 0)
     all.set(second, first.length + GAP_SECONDS * RATE)
     const file = path.join(dir, 'paused.wav')
-    writeFileSync(file, encodeWav(all))
+    writeFileSync(file, encodeWav16(all))
     return { file, firstSamples: first.length, totalSamples: all.length }
   } finally {
     await decoder.close()
@@ -149,7 +149,7 @@ t.test('--type without any typing tool: exit 3 before recording, nothing stored'
 t.test('silence: nothing recognised, exit 1, nothing stored; bad input and options', async (t) => {
   const user = setup(t, fixtureConfig())
   const silence = path.join(user.dir, 'silence.wav')
-  writeFileSync(silence, encodeWav(new Float32Array(2 * RATE)))
+  writeFileSync(silence, encodeWav16(new Float32Array(2 * RATE)))
   const [quiet, missing, badSilence, conflict] = await Promise.all([
     user.run(['dictate', '--input', silence]),
     user.run(['dictate', '--input', path.join(user.dir, 'nope.wav')]),

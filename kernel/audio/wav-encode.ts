@@ -1,4 +1,4 @@
-/** 16 kHz mono float samples -> a 16-bit PCM WAV file, the format every transcription server accepts. */
+/** 16 kHz mono float samples -> a 16-bit PCM WAV file (uploads to transcription servers, recorded dictation). */
 
 const SAMPLE_RATE = 16000
 const HEADER_BYTES = 44

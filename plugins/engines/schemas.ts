@@ -1,0 +1,28 @@
+/** TypeBox schemas of GET /v1/engines (extension). */
+import { Type } from '@sinclair/typebox'
+
+export const EngineCapabilitiesSchema = Type.Object({
+  customWords: Type.Boolean(),
+  wordTimestamps: Type.Boolean(),
+  segmentTimestamps: Type.Boolean(),
+  languages: Type.Array(Type.String()),
+  maxAudioSeconds: Type.Union([Type.Number(), Type.Null()]),
+})
+
+export const EngineStatusSchema = Type.Object({
+  id: Type.String(),
+  displayName: Type.String(),
+  description: Type.String(),
+  status: Type.Union(['discovered', 'loading', 'ready', 'unavailable', 'failed'].map((s) => Type.Literal(s))),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  fix: Type.Union([Type.String(), Type.Null()]),
+  capabilities: EngineCapabilitiesSchema,
+  active: Type.Boolean(),
+  builtIn: Type.Boolean(),
+})
+
+export const EngineListSchema = Type.Object({
+  active: Type.String(),
+  count: Type.Integer(),
+  items: Type.Array(EngineStatusSchema),
+})
