@@ -169,9 +169,13 @@ t.test('a 30-minute stream goes through in memory that does not grow with length
   const peak = (key: 'rss' | 'arrayBuffers', second: boolean) =>
     Math.max(...memory.filter((m) => m.at >= half === second).map((m) => m[key]))
   const MB = 1024 * 1024
+  // Memory that grew with length would add at least the second half's samples (15 min of float32, 57.6 MB).
+  // rss also moves with allocator and GC timing (+40 MB seen on a loaded CI machine), so it is held to
+  // "clearly less than linear"; the JS-visible buffers, where kept audio would live, are held tighter below.
+  const halfAudio = (total / 2) * 4
   t.ok(
-    peak('rss', true) - peak('rss', false) < 40 * MB,
-    `rss ${peak('rss', false) / MB} -> ${peak('rss', true) / MB} MB`,
+    peak('rss', true) - peak('rss', false) < halfAudio,
+    `rss ${peak('rss', false) / MB} -> ${peak('rss', true) / MB} MB (linear growth: +${halfAudio / MB} MB)`,
   )
   t.ok(
     peak('arrayBuffers', true) - peak('arrayBuffers', false) < 20 * MB,
