@@ -3,7 +3,6 @@
  * provider created on first use (single-flight), recreated when its options change. Provider failures are
  * translated here into catalogue errors naming the provider, with every secret option value redacted.
  */
-import type { DictumConfig } from '../config/schema.ts'
 import type { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from './contracts/provider.ts'
@@ -46,7 +45,6 @@ export class ProviderRegistry {
     this.#providers = deps.discovery.providers
     this.#config = deps.configStore
     this.#logger = deps.logger
-    deps.configStore.onChange((next) => this.#reconfigure(next))
   }
 
   /** The selected provider id, or `none`. */
@@ -166,19 +164,6 @@ export class ProviderRegistry {
     )
     this.#logger.warn({ provider: definition.id, error: message }, 'AI provider failed')
     return errors.PROVIDER_FAILED(`${name}: ${message.replace(/\.$/, '')}.`)
-  }
-
-  async #reconfigure(next: Readonly<DictumConfig>): Promise<void> {
-    for (const [id, live] of this.#live) {
-      if (
-        JSON.stringify(next.ai.providers[id] ?? {}) ===
-        JSON.stringify(this.#config.current.ai.providers[id] ?? {})
-      ) {
-        continue
-      }
-      this.#live.delete(id)
-      void live.instance.then((i) => i.close?.()).catch(() => {})
-    }
   }
 }
 
