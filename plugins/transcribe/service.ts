@@ -7,7 +7,7 @@
  * bounded whatever the length. Without a VAD model, long audio is cut at fixed lengths.
  */
 
-import { type AudioSource, concatSamples } from '../../kernel/audio/index.ts'
+import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../kernel/audio/index.ts'
 import type { AudioService } from '../../kernel/audio-service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
@@ -21,7 +21,7 @@ import type { VadService } from '../../kernel/vad-service.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import { joinPieces, type PieceResult } from './join.ts'
 
-export const SAMPLE_RATE = 16000
+const SAMPLE_RATE = TARGET_SAMPLE_RATE
 /** The window used for engines that declare no limit: long audio is still cut, to bound memory. */
 const DEFAULT_WINDOW_SECONDS = 120
 const DECODE_CHUNK_SECONDS = 5
