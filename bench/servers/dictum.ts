@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { startServer } from '../../kernel/server.ts'
+import { BENCH_CUSTOM_WORDS } from '../lib/custom-words.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-'))
 const file = path.join(dir, 'config.json')
@@ -23,13 +24,7 @@ writeFileSync(
   }),
 )
 const server = await startServer({ flags: { config: file }, env: {}, watch: false })
-server.app.dictum.dictionary.writeCustomWords({
-  entries: Array.from({ length: 20 }, (_, i) => ({
-    text: `Word${i}`,
-    weight: i + 1,
-    aliases: [`word ${i}`],
-  })),
-})
+server.app.dictum.dictionary.writeCustomWords({ entries: BENCH_CUSTOM_WORDS })
 process.stdout.write(`${JSON.stringify({ port: server.listener.address!.port })}\n`)
 process.on('SIGTERM', () =>
   server.close().then(() => {

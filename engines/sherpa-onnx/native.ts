@@ -27,6 +27,8 @@ export interface OfflineRecognizer {
 
 export interface SherpaOnnxModule {
   OfflineRecognizer: { createAsync(config: unknown): Promise<OfflineRecognizer> }
+  /** Reads a WAV file as the sherpa-onnx examples do (benchmarks compare against that). */
+  readWave(file: string): { samples: Float32Array; sampleRate: number }
 }
 
 const PACKAGE = 'sherpa-onnx-node'

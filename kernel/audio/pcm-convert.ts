@@ -1,6 +1,9 @@
 /** Interleaved PCM bytes -> mono float samples in [-1, 1) (channels averaged). */
 import type { PcmLayout } from './types.ts'
 
+/** Typed-array views read in the platform's byte order; WAV is little-endian. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+
 type SampleReader = (view: DataView, offset: number) => number
 
 const readers: Record<PcmLayout['sampleFormat'], SampleReader> = {
@@ -36,8 +39,14 @@ export function pcmToMono(
   const read = readers[layout.sampleFormat]
   const step = bytesPerSample[layout.sampleFormat]
   const frames = Math.floor(bytes.length / blockAlign)
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const out = new Float32Array(frames)
+  if (channels === 1 && layout.sampleFormat === 's16' && LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
+    // The common case (16-bit mono, as recorders write it): a typed view is ~3x faster than DataView reads.
+    const source = new Int16Array(bytes.buffer, bytes.byteOffset, frames)
+    for (let i = 0; i < frames; i++) out[i] = source[i]! / 32768
+    return out
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (channels === 1) {
     for (let i = 0; i < frames; i++) out[i] = read(view, i * blockAlign)
     return out

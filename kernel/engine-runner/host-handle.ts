@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { EngineTranscribeRequest, EngineTranscribeResult, PluginLogger } from '../contracts/engine.ts'
 import type { DictumError } from '../errors.ts'
+import { AudioHandoff } from './audio-handoff.ts'
 import {
   crashError,
   describeExit,
@@ -21,6 +22,8 @@ export interface HostOptions {
   context: EngineRunnerContext
   loadTimeoutMs: number
   logger: PluginLogger
+  /** Where large pieces of audio are handed over (see audio-handoff.ts); null sends them through the pipe. */
+  audioDir: string | null
   /** Called once when the process has exited (for whatever reason). */
   onExit: (host: EngineHost) => void
 }
@@ -50,6 +53,7 @@ export class EngineHost {
   reserved = false
   readonly #options: HostOptions
   readonly #child: ChildProcess
+  readonly #audio: AudioHandoff
   #status: HostStatus = 'loading'
   #stopping = false
   #nextId = 1
@@ -59,6 +63,7 @@ export class EngineHost {
 
   constructor(options: HostOptions) {
     this.#options = options
+    this.#audio = new AudioHandoff(options.audioDir)
     this.#child = fork(hostFile, [], {
       execArgv: needsTsx(hostFile, options.moduleSource) ? ['--import', import.meta.resolve('tsx')] : [],
       serialization: 'advanced',
@@ -97,9 +102,10 @@ export class EngineHost {
     return new Promise((resolve, reject) => {
       const onAbort = () => this.#send({ type: 'abort', id })
       const timer = setTimeout(() => this.#requestTimedOut(timeoutMs), timeoutMs)
+      const { samples, ...rest } = request
       this.#pending = { id, resolve, reject, timer, signal, onAbort }
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.#send({ type: 'transcribe', id, request })
+      this.#send({ type: 'transcribe', id, request: rest, audio: this.#audio.pack(samples) })
     })
   }
 
@@ -199,6 +205,7 @@ export class EngineHost {
       logger.warn({ engine: engineId, pid: this.#child.pid, exit: how }, 'engine host ended unexpectedly')
     }
     this.#status = 'dead'
+    this.#audio.close()
     this.#loadFailed(wasStopping ? closedError(engineId) : crashError(engineId, how, 'load'))
     const pending = this.#pending
     if (pending) {

@@ -3,12 +3,14 @@
  * transcriptions one at a time for the API process. Started by {@link ./host-handle.ts}; never imported.
  */
 import type { EngineInstance, PluginLogger } from '../contracts/engine.ts'
+import { AudioReceiver } from './audio-handoff.ts'
 import { findDefinition, importPluginModule } from './find-definition.ts'
 import { exitWithParent } from './parent-watch.ts'
 import { type HostMessage, type LogLevel, type ParentMessage, toWireError } from './protocol.ts'
 
 class EngineHostProcess {
   #instance: EngineInstance | null = null
+  readonly #audio = new AudioReceiver()
   readonly #running = new Map<number, AbortController>()
 
   start(): void {
@@ -41,7 +43,8 @@ class EngineHostProcess {
     this.#running.set(id, controller)
     try {
       if (!this.#instance) throw new Error('the engine is not loaded')
-      const result = await this.#instance.transcribe(message.request, controller.signal)
+      const samples = this.#audio.receive(message.audio)
+      const result = await this.#instance.transcribe({ ...message.request, samples }, controller.signal)
       send({ type: 'result', id, result })
     } catch (error) {
       send({ type: 'error', id, error: toWireError(error) })

@@ -1,5 +1,6 @@
 import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contracts/engine.ts'
 import { type DictumError, errors, isDictumError } from '../errors.ts'
+import { sharedMemoryDir } from './audio-handoff.ts'
 import { EngineHost } from './host-handle.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
 import type { EngineRunner, EngineRunnerOptions, EngineRunnerState } from './types.ts'
@@ -124,6 +125,7 @@ export class ProcessEngineRunner implements EngineRunner {
       context,
       loadTimeoutMs,
       logger,
+      audioDir: this.#options.audioDir === undefined ? sharedMemoryDir() : this.#options.audioDir,
       onExit: (exited) => this.#hosts.delete(exited),
     })
     this.#hosts.add(host)

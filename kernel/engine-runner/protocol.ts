@@ -3,6 +3,7 @@
  * so typed arrays cross as they are).
  */
 import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contracts/engine.ts'
+import type { WireAudio } from './audio-handoff.ts'
 import type { EngineRunnerContext } from './types.ts'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
@@ -16,7 +17,8 @@ export interface WireError {
 
 export type ParentMessage =
   | { type: 'init'; engineId: string; moduleSource: string; context: EngineRunnerContext }
-  | { type: 'transcribe'; id: number; request: EngineTranscribeRequest }
+  /** The request without its samples, which travel as `audio` (inline or a shared-memory file). */
+  | { type: 'transcribe'; id: number; request: Omit<EngineTranscribeRequest, 'samples'>; audio: WireAudio }
   | { type: 'abort'; id: number }
   | { type: 'close' }
 

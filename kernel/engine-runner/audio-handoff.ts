@@ -1,0 +1,181 @@
+/**
+ * How a piece's samples reach an engine host.
+ *
+ * Through the IPC pipe, 11 s of audio (704 KB of float32) crosses in 64 KB writes, each needing a turn of the
+ * API process's event loop, so whatever else that thread does (the VAD's speech check, other requests) holds
+ * the engine back: measured ~3 ms per request before the host could start. Pieces larger than one pipe write
+ * are instead written to a private file in shared memory (`/dev/shm`), one per host, which the host reads in
+ * one call. The API process removes the file when the host exits, and files left by a process that died are
+ * swept on first use. Where there is no
+ * writable `/dev/shm` (macOS, Windows, locked-down containers) samples go through the pipe as before.
+ */
+import { randomBytes } from 'node:crypto'
+import {
+  accessSync,
+  closeSync,
+  constants,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
+import path from 'node:path'
+
+/** Samples as they cross IPC. */
+export type WireAudio =
+  | { kind: 'inline'; samples: Float32Array }
+  | { kind: 'file'; file: string; length: number }
+
+/** Smaller pieces go inline: one pipe write carries them. */
+export const INLINE_MAX_BYTES = 64 * 1024
+const PREFIX = 'dictum-audio-'
+const NAME = /^dictum-audio-(\d+)-[0-9a-f]+\.f32$/
+
+let shared: { dir: string | null } | null = null
+
+/** `/dev/shm` when it is a writable directory here (checked once per process, stale files swept), else null. */
+export function sharedMemoryDir(): string | null {
+  if (shared) return shared.dir
+  shared = { dir: usableDir('/dev/shm') }
+  if (shared.dir) sweepOrphans(shared.dir)
+  return shared.dir
+}
+
+/** The directory when it exists and this process may create files in it, else null. */
+export function usableDir(dir: string): string | null {
+  try {
+    if (!statSync(dir).isDirectory()) return null
+    accessSync(dir, constants.W_OK)
+    return dir
+  } catch {
+    return null
+  }
+}
+
+/** Removes handoff files whose writer process no longer exists (it died between write and settle). */
+export function sweepOrphans(dir: string): number {
+  let removed = 0
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const match = NAME.exec(name)
+    if (!match || processAlive(Number(match[1]))) continue
+    rmSync(path.join(dir, name), { force: true })
+    removed++
+  }
+  return removed
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * The API-process side for one engine host: one private file, created on first use and overwritten by each
+ * piece (the host serves one piece at a time), so its pages are allocated once: writing 11 s then costs
+ * ~0.05 ms where a new file per piece cost ~0.3 ms. `close()` removes it; call it when the host has exited.
+ */
+export class AudioHandoff {
+  readonly #dir: string | null
+  #file: { path: string; fd: number } | null = null
+  #closed = false
+
+  constructor(dir: string | null) {
+    this.#dir = dir
+  }
+
+  /** The path of the handoff file, once one exists. */
+  get file(): string | null {
+    return this.#file?.path ?? null
+  }
+
+  /** Samples for the host's next piece: written to the file when large, else inline. */
+  pack(samples: Float32Array): WireAudio {
+    if (this.#dir === null || this.#closed || samples.byteLength <= INLINE_MAX_BYTES) {
+      return { kind: 'inline', samples }
+    }
+    try {
+      const file = this.#open(this.#dir)
+      const bytes = new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength)
+      let written = 0
+      while (written < bytes.byteLength) {
+        written += writeSync(file.fd, bytes, written, bytes.byteLength - written, written)
+      }
+      return { kind: 'file', file: file.path, length: samples.length }
+    } catch {
+      // Shared memory full or gone: drop the file, the pipe still works.
+      this.close()
+      return { kind: 'inline', samples }
+    }
+  }
+
+  /** Removes the file. Safe to call twice; later pieces go inline. */
+  close(): void {
+    this.#closed = true
+    const file = this.#file
+    this.#file = null
+    if (!file) return
+    try {
+      closeSync(file.fd)
+    } catch {}
+    rmSync(file.path, { force: true })
+  }
+
+  #open(dir: string): { path: string; fd: number } {
+    if (this.#file) return this.#file
+    const file = path.join(dir, `${PREFIX}${process.pid}-${randomBytes(8).toString('hex')}.f32`)
+    // O_EXCL: never follows a planted link; 0600: other users cannot read the audio.
+    this.#file = { path: file, fd: openSync(file, 'wx+', 0o600) }
+    return this.#file
+  }
+}
+
+/**
+ * The host side: reads pieces from the API process's handoff file (kept open between pieces). Throws when the
+ * file is gone or shorter than the message says.
+ */
+export class AudioReceiver {
+  #file: { path: string; fd: number } | null = null
+
+  receive(wire: WireAudio): Float32Array {
+    if (wire.kind === 'inline') return wire.samples
+    const fd = this.#open(wire.file)
+    // Every byte is overwritten below (or the piece is refused), so the memory need not be zeroed first.
+    const bytes = new Uint8Array(Buffer.allocUnsafeSlow(wire.length * 4).buffer, 0, wire.length * 4)
+    const samples = new Float32Array(bytes.buffer, 0, wire.length)
+    let read = 0
+    while (read < bytes.byteLength) {
+      const n = readSync(fd, bytes, read, bytes.byteLength - read, read)
+      if (n === 0) break
+      read += n
+    }
+    if (read !== bytes.byteLength) {
+      throw new Error(`the audio handoff file holds ${read} bytes, expected ${bytes.byteLength}`)
+    }
+    return samples
+  }
+
+  close(): void {
+    if (this.#file) closeSync(this.#file.fd)
+    this.#file = null
+  }
+
+  #open(file: string): number {
+    if (this.#file?.path === file) return this.#file.fd
+    this.close()
+    this.#file = { path: file, fd: openSync(file, 'r') }
+    return this.#file.fd
+  }
+}

@@ -1,0 +1,192 @@
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import {
+  AudioHandoff,
+  AudioReceiver,
+  INLINE_MAX_BYTES,
+  sharedMemoryDir,
+  sweepOrphans,
+  usableDir,
+} from '../../../kernel/engine-runner/audio-handoff.ts'
+import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
+import type { DictumError } from '../../../kernel/errors.ts'
+import { fixtureRunner } from './runner-helpers.ts'
+
+function tempDir(t: Test): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dictum-handoff-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** Seconds of deterministic noise at 16 kHz. */
+function noise(seconds: number, seed = 1): Float32Array {
+  const out = new Float32Array(Math.round(seconds * 16000))
+  let x = seed
+  for (let i = 0; i < out.length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648
+    out[i] = x / 1073741824 - 1
+  }
+  return out
+}
+
+function digest(samples: Float32Array): string {
+  return createHash('sha256')
+    .update(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength))
+    .digest('hex')
+}
+
+const handoffFiles = (dir: string) => fs.readdirSync(dir).filter((name) => name.startsWith('dictum-audio-'))
+
+t.test('small pieces go inline, large ones through one private file that is reused', async (t) => {
+  const dir = tempDir(t)
+  const handoff = new AudioHandoff(dir)
+  const receiver = new AudioReceiver()
+  t.teardown(() => {
+    receiver.close()
+    handoff.close()
+  })
+  const small = noise(0.5)
+  t.ok(small.byteLength <= INLINE_MAX_BYTES)
+  const inline = handoff.pack(small)
+  t.equal(inline.kind, 'inline')
+  t.equal(receiver.receive(inline), small, 'inline samples are the same array')
+  t.same(handoffFiles(dir), [], 'no file for a small piece')
+
+  const first = noise(11, 2)
+  const wire = handoff.pack(first)
+  t.equal(wire.kind, 'file')
+  if (wire.kind !== 'file') return
+  t.equal(wire.length, first.length)
+  t.equal(path.dirname(wire.file), dir)
+  t.equal(fs.statSync(wire.file).mode & 0o777, 0o600, 'only this user can read the audio')
+  t.equal(digest(receiver.receive(wire)), digest(first))
+
+  // a shorter piece after a longer one: the file is larger than the piece, the length says how much to read
+  const second = noise(3, 3)
+  const again = handoff.pack(second)
+  t.equal(again.kind === 'file' && again.file, wire.file, 'the same file serves the next piece')
+  t.equal(digest(receiver.receive(again)), digest(second))
+  t.equal(handoffFiles(dir).length, 1)
+
+  // a view into a larger buffer hands over only its own samples
+  const view = noise(20, 4).subarray(16000, 16000 * 6)
+  t.equal(digest(receiver.receive(handoff.pack(view))), digest(view))
+
+  handoff.close()
+  t.same(handoffFiles(dir), [], 'close removes the file')
+  t.equal(handoff.pack(first).kind, 'inline', 'after close pieces go inline')
+  handoff.close()
+})
+
+t.test('a missing or short handoff file is refused, not read as audio', async (t) => {
+  const dir = tempDir(t)
+  const handoff = new AudioHandoff(dir)
+  t.teardown(() => handoff.close())
+  const wire = handoff.pack(noise(5))
+  if (wire.kind !== 'file') return t.fail('expected a file')
+  fs.truncateSync(wire.file, 1000)
+  t.throws(() => new AudioReceiver().receive(wire), /holds 1000 bytes, expected 320000/)
+  fs.rmSync(wire.file)
+  t.throws(() => new AudioReceiver().receive(wire), { code: 'ENOENT' })
+})
+
+t.test('without a usable directory, or when writing fails, pieces go through the pipe', async (t) => {
+  const big = noise(5)
+  t.equal(new AudioHandoff(null).pack(big).kind, 'inline')
+  const dir = tempDir(t)
+  const gone = path.join(dir, 'gone')
+  fs.mkdirSync(gone)
+  const handoff = new AudioHandoff(gone)
+  fs.rmdirSync(gone)
+  const wire = handoff.pack(big)
+  t.equal(wire.kind, 'inline')
+  t.equal(wire.kind === 'inline' && wire.samples, big)
+  t.equal(usableDir(gone), null)
+  t.equal(usableDir(path.join(dir, 'x', 'y')), null)
+  fs.writeFileSync(path.join(dir, 'file'), '')
+  t.equal(usableDir(path.join(dir, 'file')), null, 'a file is not a directory')
+  t.equal(usableDir(dir), dir)
+  if (fs.existsSync('/dev/shm')) t.equal(sharedMemoryDir(), usableDir('/dev/shm'))
+})
+
+t.test('files left by a process that died are swept; live writers and other files are kept', async (t) => {
+  const dir = tempDir(t)
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid
+  t.ok(dead > 0)
+  const names = [
+    `dictum-audio-${dead}-00aa11bb22cc33dd.f32`,
+    `dictum-audio-${process.pid}-00aa11bb22cc33dd.f32`,
+    'dictum-audio-notes.txt',
+    'other-file.f32',
+  ]
+  for (const name of names) fs.writeFileSync(path.join(dir, name), 'x')
+  t.equal(sweepOrphans(dir), 1)
+  t.same(fs.readdirSync(dir).sort(), names.slice(1).sort())
+  t.equal(sweepOrphans(path.join(dir, 'missing')), 0, 'a missing directory sweeps nothing')
+})
+
+t.test(
+  'engine hosts get the exact samples through the handoff file, and the file goes with the host',
+  async (t) => {
+    const dir = tempDir(t)
+    const runner = createEngineRunner(fixtureRunner('fake', { audioDir: dir }))
+    t.teardown(() => runner.close())
+    for (const seconds of [30, 0.5, 11]) {
+      const samples = noise(seconds, seconds * 10)
+      const result = await runner.transcribe({ samples, customWords: [] })
+      t.equal(result.text, `fake ${samples.length} samples`)
+      t.equal(result.debug?.digest, digest(samples), `${seconds} s arrive intact`)
+    }
+    t.equal(handoffFiles(dir).length, 1, 'one file for the one host')
+    await runner.close()
+    t.same(handoffFiles(dir), [], 'closing the runner removes it')
+  },
+)
+
+t.test('pieces go inline when the runner has no handoff directory', async (t) => {
+  const runner = createEngineRunner(fixtureRunner('fake', { audioDir: null }))
+  t.teardown(() => runner.close())
+  const samples = noise(11, 7)
+  const result = await runner.transcribe({ samples, customWords: [] })
+  t.equal(result.debug?.digest, digest(samples))
+})
+
+t.test('a host that crashes takes its handoff file with it; the next host gets a new one', async (t) => {
+  const dir = tempDir(t)
+  const runner = createEngineRunner(fixtureRunner('abort', { audioDir: dir }))
+  t.teardown(() => runner.close())
+  const alive = await runner.transcribe({ samples: noise(5), customWords: [], prompt: 'alive' })
+  t.match(alive.text, /^alive/)
+  const [before] = handoffFiles(dir)
+  t.ok(before, 'the live host has a file')
+  const error = (await runner
+    .transcribe({ samples: noise(5), customWords: [], prompt: 'segfault' })
+    .catch((e) => e)) as DictumError
+  t.equal(error.code, 'ENGINE_CRASHED')
+  t.same(handoffFiles(dir), [], 'the dead host file is removed')
+  await runner.transcribe({ samples: noise(5), customWords: [], prompt: 'alive' })
+  const [after] = handoffFiles(dir)
+  t.ok(after && after !== before, 'the new host has its own file')
+  await runner.close()
+  t.same(handoffFiles(dir), [])
+})
+
+t.test('the default handoff directory is left clean', async (t) => {
+  const shm = sharedMemoryDir()
+  if (!shm) {
+    t.comment('skipped: no writable /dev/shm here, pieces go through the IPC pipe')
+    return
+  }
+  const runner = createEngineRunner(fixtureRunner('fake'))
+  const samples = noise(11, 9)
+  const result = await runner.transcribe({ samples, customWords: [] })
+  t.equal(result.debug?.digest, digest(samples))
+  const mine = () => handoffFiles(shm).filter((name) => name.startsWith(`dictum-audio-${process.pid}-`))
+  t.equal(mine().length, 1, 'the host reads from /dev/shm')
+  await runner.close()
+  t.same(mine(), [])
+})
