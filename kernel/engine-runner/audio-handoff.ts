@@ -6,8 +6,8 @@
  * the engine back: measured ~3 ms per request before the host could start. Pieces larger than one pipe write
  * are instead written to a private file in shared memory (`/dev/shm`), one per host, which the host reads in
  * one call. The API process removes the file when the host exits, and files left by a process that died are
- * swept on first use. Where there is no
- * writable `/dev/shm` (macOS, Windows, locked-down containers) samples go through the pipe as before.
+ * swept on first use. Where there is no writable `/dev/shm` (macOS, Windows, locked-down containers) samples
+ * go through the pipe as before.
  */
 import { randomBytes } from 'node:crypto'
 import {
@@ -33,14 +33,15 @@ export const INLINE_MAX_BYTES = 64 * 1024
 const PREFIX = 'dictum-audio-'
 const NAME = /^dictum-audio-(\d+)-[0-9a-f]+\.f32$/
 
-let shared: { dir: string | null } | null = null
+/** undefined until first checked. */
+let shared: string | null | undefined
 
 /** `/dev/shm` when it is a writable directory here (checked once per process, stale files swept), else null. */
 export function sharedMemoryDir(): string | null {
-  if (shared) return shared.dir
-  shared = { dir: usableDir('/dev/shm') }
-  if (shared.dir) sweepOrphans(shared.dir)
-  return shared.dir
+  if (shared !== undefined) return shared
+  shared = usableDir('/dev/shm')
+  if (shared) sweepOrphans(shared)
+  return shared
 }
 
 /** The directory when it exists and this process may create files in it, else null. */
@@ -54,7 +55,7 @@ export function usableDir(dir: string): string | null {
   }
 }
 
-/** Removes handoff files whose writer process no longer exists (it died between write and settle). */
+/** Removes handoff files whose writer process no longer exists (it was killed before its hosts exited). */
 export function sweepOrphans(dir: string): number {
   let removed = 0
   let names: string[]
@@ -94,11 +95,6 @@ export class AudioHandoff {
 
   constructor(dir: string | null) {
     this.#dir = dir
-  }
-
-  /** The path of the handoff file, once one exists. */
-  get file(): string | null {
-    return this.#file?.path ?? null
   }
 
   /** Samples for the host's next piece: written to the file when large, else inline. */

@@ -7,6 +7,7 @@
  * bounded whatever the length. Without a VAD model, long audio is cut at fixed lengths.
  */
 
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../kernel/audio/index.ts'
 import type { AudioService } from '../../kernel/audio-service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
@@ -190,8 +191,6 @@ interface Piece {
 }
 
 const SPEECH = Promise.resolve(true)
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 async function* prepend(
   first: IteratorResult<Float32Array>,
