@@ -25,11 +25,12 @@ export function openDatabase(options: OpenOptions): Db {
   }
   const db = new BetterSqlite3(file)
   try {
+    // Another dictum process (the CLI while the server runs, or two CLI commands started together on a
+    // fresh data dir) may hold the write lock briefly: wait for it, also while switching to WAL.
+    db.pragma('busy_timeout = 5000')
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    // Another dictum process (the CLI while the server runs) may hold the write lock briefly.
-    db.pragma('busy_timeout = 5000')
     migrate(db)
   } catch (err) {
     db.close()
@@ -38,18 +39,29 @@ export function openDatabase(options: OpenOptions): Db {
   return db
 }
 
-/** Applies every migration newer than the database's `user_version`, each in its own transaction. */
-export function migrate(db: Db): number {
-  const current = db.pragma('user_version', { simple: true }) as number
-  if (current > migrations.length) {
+const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number
+
+function checkKnown(version: number): void {
+  if (version > migrations.length) {
     throw new Error(
-      `database schema version ${current} is newer than this dictum knows (${migrations.length}); upgrade dictum`,
+      `database schema version ${version} is newer than this dictum knows (${migrations.length}); upgrade dictum`,
     )
   }
-  for (let version = current; version < migrations.length; version++) {
-    const step = migrations[version]!
+}
+
+/**
+ * Applies every migration newer than the database's `user_version`, each in its own transaction.
+ * Several processes may open a fresh database at once: each step takes the write lock first and reads
+ * the version again under it, so a step another process has just applied is not applied twice.
+ */
+export function migrate(db: Db): number {
+  checkKnown(schemaVersion(db))
+  while (schemaVersion(db) < migrations.length) {
     db.transaction(() => {
-      db.exec(step)
+      const version = schemaVersion(db)
+      checkKnown(version)
+      if (version >= migrations.length) return
+      db.exec(migrations[version]!)
       db.pragma(`user_version = ${version + 1}`)
     }).immediate()
   }
