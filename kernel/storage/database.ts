@@ -26,17 +26,41 @@ export function openDatabase(options: OpenOptions): Db {
   const db = new BetterSqlite3(file)
   try {
     // Another dictum process (the CLI while the server runs, or two CLI commands started together on a
-    // fresh data dir) may hold the write lock briefly: wait for it, also while switching to WAL.
-    db.pragma('busy_timeout = 5000')
-    db.pragma('journal_mode = WAL')
+    // fresh data dir) may hold the write lock briefly: statements wait up to BUSY_TIMEOUT_MS for it.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
+    // Switching to WAL needs the database to itself, and SQLite answers SQLITE_BUSY at once there instead
+    // of waiting, so that step is retried. WAL is persistent: later opens find it set and skip this.
+    whileBusy(() => {
+      if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL')
+    })
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    migrate(db)
+    whileBusy(() => migrate(db))
   } catch (err) {
     db.close()
     throw err
   }
   return db
+}
+
+const BUSY_TIMEOUT_MS = 5000
+const sleeper = new Int32Array(new SharedArrayBuffer(4))
+
+/** Runs `step`, again after a short randomised pause while SQLite reports SQLITE_BUSY, for BUSY_TIMEOUT_MS. */
+function whileBusy<T>(step: () => T): T {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS
+  for (;;) {
+    try {
+      return step()
+    } catch (err) {
+      const code = (err as { code?: unknown }).code
+      const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY')
+      if (!busy || Date.now() >= deadline) throw err
+      // Opening is synchronous (the app container builds the database), so the pause blocks; it only
+      // happens when several processes open the same fresh database at once.
+      Atomics.wait(sleeper, 0, 0, 2 + Math.random() * 8)
+    }
+  }
 }
 
 const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number
