@@ -50,7 +50,10 @@ export interface EngineCustomWord {
 
 /** One transcription request, as the engine receives it. */
 export interface EngineTranscribeRequest {
-  /** 16 kHz mono PCM, float samples in [-1, 1]. */
+  /**
+   * 16 kHz mono PCM, float samples in [-1, 1]. Valid until `transcribe` settles: the engine host reuses their
+   * memory for the next piece, so an engine that needs them later must copy them.
+   */
   samples: Float32Array
   /** The dictionary's custom words; engines without the `customWords` capability ignore them. */
   customWords: EngineCustomWord[]

@@ -41,15 +41,17 @@ class EngineHostProcess {
   async #transcribe(id: number, message: Extract<ParentMessage, { type: 'transcribe' }>): Promise<void> {
     const controller = new AbortController()
     this.#running.set(id, controller)
+    let samples: Float32Array | null = null
     try {
       if (!this.#instance) throw new Error('the engine is not loaded')
-      const samples = this.#audio.receive(message.audio)
+      samples = this.#audio.receive(message.audio)
       const result = await this.#instance.transcribe({ ...message.request, samples }, controller.signal)
       send({ type: 'result', id, result })
     } catch (error) {
       send({ type: 'error', id, error: toWireError(error) })
     } finally {
       this.#running.delete(id)
+      if (samples) this.#audio.release(samples)
     }
   }
 

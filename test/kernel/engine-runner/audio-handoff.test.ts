@@ -82,6 +82,53 @@ t.test('small pieces go inline, large ones through one private file that is reus
   handoff.close()
 })
 
+t.test('the host reads each piece into memory it keeps, but never into memory still lent out', async (t) => {
+  const dir = tempDir(t)
+  const handoff = new AudioHandoff(dir)
+  const receiver = new AudioReceiver()
+  t.teardown(() => {
+    receiver.close()
+    handoff.close()
+  })
+  const long = noise(11, 5)
+  const first = receiver.receive(handoff.pack(long))
+  t.equal(digest(first), digest(long))
+  receiver.release(first)
+
+  // released: the next piece (shorter) is read into the same memory, and its view has its own length
+  const short = noise(4, 6)
+  const second = receiver.receive(handoff.pack(short))
+  t.equal(second.buffer, first.buffer, 'memory reused after release')
+  t.equal(second.length, short.length)
+  t.equal(digest(second), digest(short))
+
+  // not released: a piece arriving meanwhile gets memory of its own, and the lent piece is not overwritten
+  const other = noise(4, 7)
+  const third = receiver.receive(handoff.pack(other))
+  t.not(third.buffer, second.buffer, 'lent memory is not reused')
+  t.equal(digest(third), digest(other))
+  t.equal(digest(second), digest(short), 'the lent piece is intact')
+  receiver.release(third)
+  receiver.release(second)
+
+  // a piece larger than the kept memory gets a larger buffer, which is then kept
+  const longer = noise(20, 8)
+  const fourth = receiver.receive(handoff.pack(longer))
+  t.not(fourth.buffer, second.buffer)
+  t.equal(digest(fourth), digest(longer))
+  receiver.release(fourth)
+  const fifth = receiver.receive(handoff.pack(long))
+  t.equal(fifth.buffer, fourth.buffer, 'the larger memory is kept')
+  t.equal(digest(fifth), digest(long))
+  receiver.release(fifth)
+
+  // inline samples are the message's own and are never kept
+  const small = noise(0.5, 9)
+  const inline = receiver.receive(handoff.pack(small))
+  receiver.release(inline)
+  t.equal(digest(receiver.receive(handoff.pack(longer))), digest(longer))
+})
+
 t.test('a missing or short handoff file is refused, not read as audio', async (t) => {
   const dir = tempDir(t)
   const handoff = new AudioHandoff(dir)
@@ -89,7 +136,15 @@ t.test('a missing or short handoff file is refused, not read as audio', async (t
   const wire = handoff.pack(noise(5))
   if (wire.kind !== 'file') return t.fail('expected a file')
   fs.truncateSync(wire.file, 1000)
-  t.throws(() => new AudioReceiver().receive(wire), /holds 1000 bytes, expected 320000/)
+  const receiver = new AudioReceiver()
+  t.teardown(() => receiver.close())
+  t.throws(() => receiver.receive(wire), /holds 1000 bytes, expected 320000/)
+  // the refused piece's memory is not left lent out: the next good piece reuses it
+  const good = noise(5, 2)
+  const samples = receiver.receive(handoff.pack(good))
+  t.equal(digest(samples), digest(good))
+  receiver.release(samples)
+  t.equal(receiver.receive(handoff.pack(good)).buffer, samples.buffer)
   fs.rmSync(wire.file)
   t.throws(() => new AudioReceiver().receive(wire), { code: 'ENOENT' })
 })
