@@ -39,16 +39,22 @@ function digest(samples: Float32Array): string {
     .digest('hex')
 }
 
-const handoffFiles = (dir: string) => fs.readdirSync(dir).filter((name) => name.startsWith('dictum-audio-'))
-
-t.test('small pieces go inline, large ones through one private file that is reused', async (t) => {
-  const dir = tempDir(t)
+/** A writer in `dir` and a receiver, both closed when the test ends. */
+function handoffPair(t: Test, dir: string): { handoff: AudioHandoff; receiver: AudioReceiver } {
   const handoff = new AudioHandoff(dir)
   const receiver = new AudioReceiver()
   t.teardown(() => {
     receiver.close()
     handoff.close()
   })
+  return { handoff, receiver }
+}
+
+const handoffFiles = (dir: string) => fs.readdirSync(dir).filter((name) => name.startsWith('dictum-audio-'))
+
+t.test('small pieces go inline, large ones through one private file that is reused', async (t) => {
+  const dir = tempDir(t)
+  const { handoff, receiver } = handoffPair(t, dir)
   const small = noise(0.5)
   t.ok(small.byteLength <= INLINE_MAX_BYTES)
   const inline = handoff.pack(small)
@@ -84,12 +90,7 @@ t.test('small pieces go inline, large ones through one private file that is reus
 
 t.test('the host reads each piece into memory it keeps, but never into memory still lent out', async (t) => {
   const dir = tempDir(t)
-  const handoff = new AudioHandoff(dir)
-  const receiver = new AudioReceiver()
-  t.teardown(() => {
-    receiver.close()
-    handoff.close()
-  })
+  const { handoff, receiver } = handoffPair(t, dir)
   const long = noise(11, 5)
   const first = receiver.receive(handoff.pack(long))
   t.equal(digest(first), digest(long))
