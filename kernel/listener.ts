@@ -41,7 +41,7 @@ export class ApiListener {
 
   async #open(host: string, port: number, hasToken: boolean): Promise<void> {
     await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error) => reject(err)
+      const onError = (err: NodeJS.ErrnoException) => reject(listenError(err, host, port))
       this.#server.once('error', onError)
       this.#server.listen({ host, port }, () => {
         this.#server.off('error', onError)
@@ -67,6 +67,33 @@ export class ApiListener {
     await closed
     this.#logger.info({}, 'dictum API listener closed')
   }
+}
+
+/** EADDRINUSE and friends, said with the fix; other errors are left as they are. */
+export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const where = `${formatHost(host)}:${port}`
+  const fix = 'choose another with --port, DICTUM_PORT or api.port in the config file'
+  if (err.code === 'EADDRINUSE') {
+    return new Error(
+      `cannot listen on ${where}: the port is already in use (another dictum? try GET http://${where}/v1/health); ${fix}.`,
+      { cause: err },
+    )
+  }
+  if (err.code === 'EACCES') {
+    return new Error(
+      `cannot listen on ${where}: permission denied (ports below 1024 need privileges); ${fix}.`,
+      {
+        cause: err,
+      },
+    )
+  }
+  if (err.code === 'EADDRNOTAVAIL') {
+    return new Error(
+      `cannot listen on ${where}: this machine has no such address; set --host, DICTUM_HOST or api.host to one of its addresses (127.0.0.1 for this machine only).`,
+      { cause: err },
+    )
+  }
+  return err
 }
 
 function formatHost(host: string): string {

@@ -148,3 +148,19 @@ t.test('binding a non-loopback address without api.token logs a warning', async 
   )
   t.notOk(JSON.stringify(quiet.lines).includes('x-token-123'), 'the token is never logged')
 })
+
+t.test('a port already in use is a clear error naming the fix', async (t) => {
+  const { file } = setup(t)
+  const first = await startServer({ flags: { config: file }, env: {}, logger: false, watch: false })
+  t.teardown(() => first.close())
+  const port = first.listener.address!.port
+  const other = setup(t)
+  await t.rejects(
+    startServer({ flags: { config: other.file, port: String(port) }, env: {}, logger: false, watch: false }),
+    {
+      message: `cannot listen on 127.0.0.1:${port}: the port is already in use (another dictum? try GET http://127.0.0.1:${port}/v1/health); choose another with --port, DICTUM_PORT or api.port in the config file.`,
+      cause: { code: 'EADDRINUSE' },
+    },
+  )
+  t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200, 'the first server is unharmed')
+})
