@@ -30,9 +30,9 @@ export class PocketsphinxDecoder {
   }
 
   /** Parses the arguments like the command line does and initialises the decoder (loads the model). */
-  static open(native: PocketsphinxNative, paths: ModelPaths): PocketsphinxDecoder {
+  static open(native: PocketsphinxNative, paths: ModelPaths, search: string[] = []): PocketsphinxDecoder {
     // The library's own log goes nowhere: it is verbose, and a host's stderr is logged by the runner.
-    const argv = ['-hmm', paths.hmm, '-lm', paths.lm, '-dict', paths.dict, '-logfn', '/dev/null']
+    const argv = ['-hmm', paths.hmm, '-lm', paths.lm, '-dict', paths.dict, '-logfn', '/dev/null', ...search]
     const config = native.cmd_ln_parse_r(null, native.ps_args(), argv.length, argv, 1)
     if (!config) throw new Error('pocketsphinx rejected its arguments')
     const decoder = native.ps_init(config)

@@ -7,7 +7,7 @@ import type {
 import { errors } from '../../kernel/errors.ts'
 import type { PocketsphinxDecoder } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
-import type { PocketsphinxOptions } from './options.ts'
+import { type PocketsphinxOptions, searchArguments } from './options.ts'
 import { toInt16, toTranscript } from './transcript.ts'
 
 /**
@@ -61,7 +61,7 @@ export class PocketsphinxEngine implements EngineInstance {
       import('./decoder.ts'),
     ])
     const native = await loadNative(installation.libraries)
-    this.#decoder = PocketsphinxDecoder.open(native, installation.paths)
+    this.#decoder = PocketsphinxDecoder.open(native, installation.paths, searchArguments(options))
     logger.info(
       { ...installation.paths, ms: Math.round(performance.now() - started) },
       'pocketsphinx model loaded',

@@ -1,13 +1,19 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
-import { resolveModelPaths } from '../../../engines/pocketsphinx/options.ts'
+import {
+  type PocketsphinxOptions,
+  PocketsphinxOptionsSchema,
+  resolveModelPaths,
+  searchArguments,
+} from '../../../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const logger = { debug() {}, info() {}, warn() {}, error() {} }
-const defaults = { modelDir: '/usr/share/pocketsphinx/model/en-us', language: 'en' }
+const defaults = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
 const probe = (options: Record<string, unknown>, modelsDir = '/nonexistent') =>
   pocketsphinx.probe?.({ options: { ...defaults, ...options }, dataDir: '/nonexistent', modelsDir, logger })
 
@@ -26,6 +32,13 @@ t.test('model paths: defaults, relative paths, overrides', async (t) => {
 
 const installed = (await probe({}))?.available === true
 const skip = installed ? false : 'pocketsphinx is not installed on this machine'
+
+t.test('search settings: default and full search as pocketsphinx arguments', async (t) => {
+  t.same(searchArguments(defaults), ['-fwdflat', 'no', '-ds', '2'])
+  t.same(searchArguments({ fwdflat: true, frameDownsample: 1 }), ['-fwdflat', 'yes', '-ds', '1'])
+  t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 0 }), 'ds below 1 refused')
+  t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 1.5 }), 'ds must be whole')
+})
 
 t.test('probe: unavailable with a reason and the fix when files are missing', { skip }, async (t) => {
   t.same(await probe({ modelDir: '/nonexistent/model' }), {

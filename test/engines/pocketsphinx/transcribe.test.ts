@@ -1,13 +1,15 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
+import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { corpusWordErrorRate, wordErrorRate } from '../../helpers/wer.ts'
 import { commandLineTranscript, readClip, referenceClips } from './clips.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-const options = { modelDir: '/usr/share/pocketsphinx/model/en-us', language: 'en' }
+const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
 const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: console }
 const probe = await pocketsphinx.probe?.(context)
 
@@ -83,5 +85,31 @@ t.test(
       wordErrorRate('go forward ten meters', ours[3]?.hypothesis ?? '') === 0,
       'the short command is exact',
     )
+  },
+)
+
+t.test(
+  'the full search (second pass, every frame scored) is one option away and still decodes',
+  { skip },
+  async (t) => {
+    const runner = createEngineRunner({
+      engineId: 'pocketsphinx',
+      moduleSource: path.join(repoRoot, 'engines/pocketsphinx/index.ts'),
+      isolation: 'process',
+      context: {
+        options: { ...options, fwdflat: true, frameDownsample: 1 },
+        dataDir: '/nonexistent',
+        modelsDir: '/nonexistent',
+      },
+      concurrency: 1,
+      requestTimeoutMs: 120_000,
+      loadTimeoutMs: 60_000,
+      logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+    })
+    t.teardown(() => runner.close())
+    const clip = referenceClips().find((c) => c.file === 'goforward.wav')!
+    const result = await runner.transcribe({ samples: await readClip(clip.path), customWords: [] })
+    t.equal(wordErrorRate(clip.reference, result.text), 0, `"${result.text}"`)
+    t.ok(result.confidence !== null && result.confidence > 0)
   },
 )
