@@ -34,8 +34,24 @@ const installed = (await probe({}))?.available === true
 const skip = installed ? false : 'pocketsphinx is not installed on this machine'
 
 t.test('search settings: default and full search as pocketsphinx arguments', async (t) => {
-  t.same(searchArguments(defaults), ['-fwdflat', 'no', '-ds', '2'])
-  t.same(searchArguments({ fwdflat: true, frameDownsample: 1 }), ['-fwdflat', 'yes', '-ds', '1'])
+  t.same(searchArguments(defaults), [
+    '-fwdflat',
+    'no',
+    '-ds',
+    '2',
+    '-cmn',
+    'batch',
+    '-remove_noise',
+    'no',
+    '-remove_silence',
+    'no',
+  ])
+  t.same(searchArguments({ fwdflat: true, frameDownsample: 1, adaptAcrossRequests: true }), [
+    '-fwdflat',
+    'yes',
+    '-ds',
+    '1',
+  ])
   t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 0 }), 'ds below 1 refused')
   t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 1.5 }), 'ds must be whole')
 })
