@@ -69,31 +69,23 @@ export class ApiListener {
   }
 }
 
+const FIX_PORT = 'choose another with --port, DICTUM_PORT or api.port in the config file'
+
+/** Why listening failed, with the fix, by error code; other errors are passed on as they are. */
+const LISTEN_FAILURES: Record<string, (where: string) => string> = {
+  EADDRINUSE: (where) =>
+    `the port is already in use (another dictum? try GET http://${where}/v1/health); ${FIX_PORT}.`,
+  EACCES: () => `permission denied (ports below 1024 need privileges); ${FIX_PORT}.`,
+  EADDRNOTAVAIL: () =>
+    'this machine has no such address; set --host, DICTUM_HOST or api.host to one of its addresses (127.0.0.1 for this machine only).',
+}
+
 /** EADDRINUSE and friends, said with the fix; other errors are left as they are. */
 export function listenError(err: NodeJS.ErrnoException, host: string, port: number): Error {
+  const reason = err.code ? LISTEN_FAILURES[err.code] : undefined
+  if (!reason) return err
   const where = `${formatHost(host)}:${port}`
-  const fix = 'choose another with --port, DICTUM_PORT or api.port in the config file'
-  if (err.code === 'EADDRINUSE') {
-    return new Error(
-      `cannot listen on ${where}: the port is already in use (another dictum? try GET http://${where}/v1/health); ${fix}.`,
-      { cause: err },
-    )
-  }
-  if (err.code === 'EACCES') {
-    return new Error(
-      `cannot listen on ${where}: permission denied (ports below 1024 need privileges); ${fix}.`,
-      {
-        cause: err,
-      },
-    )
-  }
-  if (err.code === 'EADDRNOTAVAIL') {
-    return new Error(
-      `cannot listen on ${where}: this machine has no such address; set --host, DICTUM_HOST or api.host to one of its addresses (127.0.0.1 for this machine only).`,
-      { cause: err },
-    )
-  }
-  return err
+  return new Error(`cannot listen on ${where}: ${reason(where)}`, { cause: err })
 }
 
 function formatHost(host: string): string {

@@ -29,8 +29,11 @@ export class PocketsphinxDecoder {
     this.#logmath = native.ps_get_logmath(decoder)
   }
 
-  /** Parses the arguments like the command line does and initialises the decoder (loads the model). */
-  static open(native: PocketsphinxNative, paths: ModelPaths, search: string[] = []): PocketsphinxDecoder {
+  /**
+   * Parses the arguments like the command line does and initialises the decoder (loads the model); `search`
+   * is the search and front-end settings (options.ts `searchArguments`).
+   */
+  static open(native: PocketsphinxNative, paths: ModelPaths, search: string[]): PocketsphinxDecoder {
     // The library's own log goes nowhere: it is verbose, and a host's stderr is logged by the runner.
     const argv = ['-hmm', paths.hmm, '-lm', paths.lm, '-dict', paths.dict, '-logfn', '/dev/null', ...search]
     const config = native.cmd_ln_parse_r(null, native.ps_args(), argv.length, argv, 1)

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import t, { type Test } from 'tap'
+import { listenError } from '../../kernel/listener.ts'
 import { startServer } from '../../kernel/server.ts'
 import { FIXTURE_ENGINE, FIXTURE_PROVIDER, FIXTURES, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'
@@ -164,3 +165,22 @@ t.test('a port already in use is a clear error naming the fix', async (t) => {
   )
   t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200, 'the first server is unharmed')
 })
+
+t.test(
+  'a privileged port or a missing address is explained too; other listen errors pass as they are',
+  async (t) => {
+    const failure = (code: string) => Object.assign(new Error(`listen ${code}`), { code })
+    const denied = failure('EACCES')
+    t.match(listenError(denied, '127.0.0.1', 80), {
+      message:
+        'cannot listen on 127.0.0.1:80: permission denied (ports below 1024 need privileges); choose another with --port, DICTUM_PORT or api.port in the config file.',
+      cause: denied,
+    })
+    t.equal(
+      listenError(failure('EADDRNOTAVAIL'), '::5', 47733).message,
+      'cannot listen on [::5]:47733: this machine has no such address; set --host, DICTUM_HOST or api.host to one of its addresses (127.0.0.1 for this machine only).',
+    )
+    const other = failure('EMFILE')
+    t.equal(listenError(other, '127.0.0.1', 47733), other)
+  },
+)

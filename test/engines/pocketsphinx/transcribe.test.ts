@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Value } from '@sinclair/typebox/value'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
@@ -12,6 +12,22 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
 const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: console }
 const probe = await pocketsphinx.probe?.(context)
+
+/** The engine as dictum runs it (its own process), with these options; closed when the test ends. */
+function startRunner(t: Test, engineOptions: PocketsphinxOptions) {
+  const runner = createEngineRunner({
+    engineId: 'pocketsphinx',
+    moduleSource: path.join(repoRoot, 'engines/pocketsphinx/index.ts'),
+    isolation: 'process',
+    context: { options: engineOptions, dataDir: '/nonexistent', modelsDir: '/nonexistent' },
+    concurrency: 1,
+    requestTimeoutMs: 120_000,
+    loadTimeoutMs: 60_000,
+    logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+  })
+  t.teardown(() => runner.close())
+  return runner
+}
 
 t.test('the WER helper', async (t) => {
   t.equal(
@@ -31,17 +47,7 @@ t.test(
   'every shared clip through the engine runner, compared with pocketsphinx_continuous',
   { skip },
   async (t) => {
-    const runner = createEngineRunner({
-      engineId: 'pocketsphinx',
-      moduleSource: path.join(repoRoot, 'engines/pocketsphinx/index.ts'),
-      isolation: 'process',
-      context: { options, dataDir: '/nonexistent', modelsDir: '/nonexistent' },
-      concurrency: 1,
-      requestTimeoutMs: 120_000,
-      loadTimeoutMs: 60_000,
-      logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
-    })
-    t.teardown(() => runner.close())
+    const runner = startRunner(t, options)
     await runner.load()
 
     const ours: { reference: string; hypothesis: string }[] = []
@@ -104,21 +110,12 @@ t.test(
   "pocketsphinx's own settings (second pass, every frame scored, live adaptation) are options away",
   { skip },
   async (t) => {
-    const runner = createEngineRunner({
-      engineId: 'pocketsphinx',
-      moduleSource: path.join(repoRoot, 'engines/pocketsphinx/index.ts'),
-      isolation: 'process',
-      context: {
-        options: { ...options, fwdflat: true, frameDownsample: 1, adaptAcrossRequests: true },
-        dataDir: '/nonexistent',
-        modelsDir: '/nonexistent',
-      },
-      concurrency: 1,
-      requestTimeoutMs: 120_000,
-      loadTimeoutMs: 60_000,
-      logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+    const runner = startRunner(t, {
+      ...options,
+      fwdflat: true,
+      frameDownsample: 1,
+      adaptAcrossRequests: true,
     })
-    t.teardown(() => runner.close())
     const clip = referenceClips().find((c) => c.file === 'goforward.wav')!
     const result = await runner.transcribe({ samples: await readClip(clip.path), customWords: [] })
     t.equal(wordErrorRate(clip.reference, result.text), 0, `"${result.text}"`)
