@@ -1,7 +1,9 @@
 /**
  * Stops web pages from driving the local API (DECISIONS.md "Security"): the Host header must be a loopback
  * name (DNS rebinding), an Origin header must be a loopback origin or listed in `api.allowedOrigins`
- * (cross-site requests), and when `api.token` is set every request needs `Authorization: Bearer <token>`.
+ * (cross-site requests), and when `api.token` is set every request needs `Authorization: Bearer <token>`,
+ * except `GET /v1/health`: supervisors (systemd, containers, load balancers) probe it without secrets, and it
+ * reveals nothing but the version. The Host/Origin checks still apply to it.
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -39,6 +41,11 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(match[1]!.trim())
   const expected = Buffer.from(token)
   return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** The one route answered without the token (the matched route, so `/v1/health?x` counts, `/v1/healthz` not). */
+function isHealthCheck(request: FastifyRequest): boolean {
+  return request.method === 'GET' && request.routeOptions.url === '/v1/health'
 }
 
 /** The onRequest hook (callback style: it runs on every request, so it avoids a promise per request). */
@@ -84,7 +91,12 @@ export function createGuard(configStore: ConfigStore) {
         return
       }
     }
-    if (!refused && api.token !== null && !tokenMatches(request.headers.authorization, api.token)) {
+    if (
+      !refused &&
+      api.token !== null &&
+      !isHealthCheck(request) &&
+      !tokenMatches(request.headers.authorization, api.token)
+    ) {
       reply.header('WWW-Authenticate', 'Bearer')
       refused = errors.UNAUTHORIZED()
     }

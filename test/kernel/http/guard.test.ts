@@ -100,24 +100,24 @@ t.test('Origin guard: cross-site requests are refused, loopback and listed origi
   t.equal(badPreflight.status, 403)
 })
 
-t.test('api.token: every request needs the bearer token', async (t) => {
+t.test('api.token: every request but the health check needs the bearer token', async (t) => {
   const app = await build(t, { api: { token: 's3cret-token' } })
   const port = await listen(t, app)
-  const none = await rawRequest({ port, path: '/v1/health' })
+  const none = await rawRequest({ port, path: '/v1/history' })
   t.equal(none.status, 401)
   t.same(none.json, { error: 'Unauthorized: a valid bearer token is required.', code: 'UNAUTHORIZED' })
   t.equal(none.headers['www-authenticate'], 'Bearer')
   t.notMatch(none.text, /s3cret/)
   t.equal(
-    (await rawRequest({ port, path: '/v1/health', headers: { authorization: 'Bearer wrong' } })).status,
+    (await rawRequest({ port, path: '/v1/history', headers: { authorization: 'Bearer wrong' } })).status,
     401,
   )
   t.equal(
-    (await rawRequest({ port, path: '/v1/health', headers: { authorization: 's3cret-token' } })).status,
+    (await rawRequest({ port, path: '/v1/history', headers: { authorization: 's3cret-token' } })).status,
     401,
   )
   t.equal(
-    (await rawRequest({ port, path: '/v1/health', headers: { authorization: 'Bearer s3cret-token' } }))
+    (await rawRequest({ port, path: '/v1/history', headers: { authorization: 'Bearer s3cret-token' } }))
       .status,
     200,
   )
@@ -130,4 +130,28 @@ t.test('api.token: every request needs the bearer token', async (t) => {
     401,
     'unauthenticated clients cannot probe paths',
   )
+  t.equal((await rawRequest({ port, path: '/v1/healthz' })).status, 401, 'only the health route is open')
+  t.equal(
+    (await rawRequest({ port, method: 'POST', path: '/v1/health' })).status,
+    401,
+    'another method on the health path still needs the token',
+  )
 })
+
+t.test(
+  'api.token: GET /v1/health answers without the token, the Host/Origin guard still applies',
+  async (t) => {
+    const app = await build(t, { api: { token: 's3cret-token' } })
+    const port = await listen(t, app)
+    const health = await rawRequest({ port, path: '/v1/health' })
+    t.equal(health.status, 200)
+    t.equal(health.json.status, 'ok')
+    t.same(Object.keys(health.json).sort(), ['status', 'version'], 'nothing but the status and version')
+    t.equal((await rawRequest({ port, path: '/v1/health?probe=1' })).status, 200)
+    t.equal((await rawRequest({ port, path: '/v1/health', headers: { host: 'evil.example' } })).status, 403)
+    t.equal(
+      (await rawRequest({ port, path: '/v1/health', headers: { origin: 'https://evil.example' } })).status,
+      403,
+    )
+  },
+)
