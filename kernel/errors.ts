@@ -131,6 +131,11 @@ export const errors = Object.fromEntries(
   }),
 ) as Record<ErrorCode, Factory>
 
+/** A code of the catalogue (e.g. one read back from another dictum's error body). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(catalogue, code)
+}
+
 export function isDictumError(value: unknown): value is DictumError {
   return value instanceof DictumError
 }

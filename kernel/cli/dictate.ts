@@ -16,7 +16,8 @@ import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { type Recording, recordUntilPause } from './record-until-pause.ts'
-import { withServices } from './services.ts'
+import { findServer, SERVER_HELP, SERVER_OPTIONS, type ServerClient, serverChoice } from './server-client.ts'
+import { loadCliConfig, withServices } from './services.ts'
 
 const OPTIONS = {
   ...GLOBAL_OPTIONS,
@@ -30,6 +31,7 @@ const OPTIONS = {
   'app-name': { type: 'string' },
   'window-title': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
+  ...SERVER_OPTIONS,
 } as const
 
 const DEFAULT_SILENCE = 1.5
@@ -39,7 +41,8 @@ export const DICTATE_HELP = `Usage: dictum dictate [options]
 
 Records from the microphone until you pause, then transcribes it like POST /v1/dictate
 (engine, dictionary replacements, AI enhancement when ai.provider is set), stores it in the
-history and prints the text. Ctrl-C stops the recording early and keeps what was said; a
+history and prints the text. When a dictum service is running (on the configured address, or
+--server), the recording is sent there and uses its loaded engine. Ctrl-C stops the recording early and keeps what was said; a
 second Ctrl-C aborts.
 
 Options:
@@ -56,6 +59,7 @@ Options:
   --window-title TEXT   Window title stored with the history entry
   --json                Print the history entry as JSON instead of the text
   -v, --verbose         Status lines on stderr (listening, transcribing) even when not a terminal
+${SERVER_HELP}
 
 Exit status: 0 ok, 1 failure (nothing recognised, engine error, tool failed), 2 usage error,
 3 unavailable (microphone, speech engine, clipboard or typing tool), 130 aborted.
@@ -100,7 +104,12 @@ export async function dictateCommand(args: string[], io: CliIO): Promise<number>
     json: values.json === true,
     verbose: values.verbose === true || io.stderrIsTTY === true,
   }
-  return withServices(values, io, (app) => new Dictation(app, io, options).run())
+  const loaded = loadCliConfig(values, io)
+  if (values['data-dir'] !== undefined && values.server !== undefined)
+    throw usageError('--data-dir works in this process only: drop --server (or it).')
+  const server =
+    values['data-dir'] !== undefined ? null : await findServer(serverChoice(values), loaded.config, io)
+  return withServices(values, io, (app) => new Dictation(app, io, options, server).run(), loaded)
 }
 
 function seconds(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
@@ -120,11 +129,14 @@ class Dictation {
   /** Second Ctrl-C (or Ctrl-C while transcribing): abort. */
   readonly #abort = new AbortController()
   #recording = true
+  /** A running dictum service that does the dictation with its loaded engine, or null (in process). */
+  readonly #server: ServerClient | null
 
-  constructor(app: DictumApp, io: CliIO, options: DictateOptions) {
+  constructor(app: DictumApp, io: CliIO, options: DictateOptions, server: ServerClient | null) {
     this.#app = app
     this.#io = io
     this.#options = options
+    this.#server = server
   }
 
   async run(): Promise<number> {
@@ -149,28 +161,34 @@ class Dictation {
     engine.failure()
     if (recording.samples.length === 0) throw new CliError('Nothing was recorded.')
     this.#status(`Transcribing ${(recording.samples.length / 16000).toFixed(1)} s of audio…`)
-    const dictation = this.#app.dictum.dictation.dictate(
-      {
-        kind: 'bytes',
-        data: encodeWav16(recording.samples),
-        filename: 'dictation.wav',
-        contentType: 'audio/wav',
-      },
-      {
-        signal: this.#abort.signal,
-        ...(this.#options.appName !== undefined ? { appName: this.#options.appName } : {}),
-        ...(this.#options.windowTitle !== undefined ? { windowTitle: this.#options.windowTitle } : {}),
-      },
-    )
-    const { entry } = await untilAborted(dictation, this.#abort.signal)
+    const entry = await untilAborted(this.#dictate(encodeWav16(recording.samples)), this.#abort.signal)
     if (entry.finalText.trim() === '') throw new CliError('No speech was recognised; nothing was stored.')
     this.#io.stdout.write(this.#options.json ? `${JSON.stringify(entry, null, 2)}\n` : `${entry.finalText}\n`)
     for (const tool of this.#options.tools) await runTool(tool, entry.finalText, this.#io.env)
     return EXIT.ok
   }
 
-  /** Loads the engine while the user speaks; a failure stops the recording and is reported after it. */
+  /** The dictation pipeline on the recording: the running service's, else this process's. */
+  async #dictate(wav: Buffer): Promise<{ finalText: string }> {
+    const fields = { appName: this.#options.appName, windowTitle: this.#options.windowTitle }
+    if (this.#server) return this.#server.dictate(wav, fields, this.#abort.signal)
+    const { entry } = await this.#app.dictum.dictation.dictate(
+      { kind: 'bytes', data: wav, filename: 'dictation.wav', contentType: 'audio/wav' },
+      {
+        signal: this.#abort.signal,
+        ...(fields.appName !== undefined ? { appName: fields.appName } : {}),
+        ...(fields.windowTitle !== undefined ? { windowTitle: fields.windowTitle } : {}),
+      },
+    )
+    return entry
+  }
+
+  /**
+   * Loads the engine while the user speaks; a failure stops the recording and is reported after it. A
+   * running service has its engine loaded already.
+   */
   #warmEngine(): { failure(): void } {
+    if (this.#server) return { failure: () => {} }
     let failed: { error: unknown } | null = null
     this.#app.dictum.engines.acquire().catch((error: unknown) => {
       failed = { error }

@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { compileReplacements } from '../../plugins/dictionary/replace.ts'
 import type { Transcript } from '../../plugins/transcribe/service.ts'
 import { isDictumError } from '../errors.ts'
 import { ProgressBar } from '../models/progress-bar.ts'
@@ -13,7 +14,8 @@ import { describeFsError, writeFileAtomic } from './files.ts'
 import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
-import { withServices } from './services.ts'
+import { findServer, SERVER_HELP, SERVER_OPTIONS, type ServerClient, serverChoice } from './server-client.ts'
+import { loadCliConfig, withServices } from './services.ts'
 import { EXTENSIONS, parseFormat, renderTranscript, type TranscriptFormat } from './transcript-format.ts'
 
 const OPTIONS = {
@@ -23,12 +25,15 @@ const OPTIONS = {
   'next-to': { type: 'boolean' },
   engine: { type: 'string' },
   language: { type: 'string' },
+  ...SERVER_OPTIONS,
 } as const
 
 export const TRANSCRIBE_HELP = `Usage: dictum transcribe [options] <file>...
 
 Transcribes audio files (WAV, MP3, FLAC, OGG, M4A... anything ffmpeg reads) with the selected
-speech engine, the dictionary's replacements applied. Runs in this process; no server needed.
+speech engine, the dictionary's replacements applied. When a dictum service is running (on the
+configured address, or --server), the work goes there and uses its loaded engine; otherwise it
+runs in this process.
 
 Options:
   -f, --format FORMAT   text (default), json, srt or vtt
@@ -37,6 +42,7 @@ Options:
   --next-to             Write <file>.<ext> next to each audio file
   --engine ID           Use this engine instead of speech.engine (see 'dictum engines')
   --language CODE       Language hint for engines that take one
+${SERVER_HELP}
 
 Without --output-dir or --next-to, transcripts go to stdout: with several files, text, srt and vtt
 are each preceded by a '==> file <==' line; json prints one JSON object per line (with "file").
@@ -76,25 +82,48 @@ export async function transcribeCommand(args: string[], io: CliIO): Promise<numb
     return EXIT.ok
   }
   const plan = await planBatch(values, positionals, io)
-  return withServices(values, io, async (app) => {
-    const engines = app.dictum.engines
-    if (plan.engineId !== undefined && !engines.ids().includes(plan.engineId)) {
-      throw usageError(`Unknown engine "${plan.engineId}" (known: ${engines.ids().join(', ')}).`)
-    }
-    const batch = new Batch(plan, io, {
-      transcribe: (file, signal) =>
-        app.dictum.transcription.transcribe(
-          { kind: 'file', path: path.resolve(io.cwd, file) },
-          {
-            signal,
-            ...(plan.engineId ? { engineId: plan.engineId } : {}),
-            ...(plan.language ? { language: plan.language } : {}),
-          },
-        ),
-      replace: (text) => app.dictum.dictionary.applyReplacements(text),
-    })
-    return batch.run()
+  const loaded = loadCliConfig(values, io)
+  // --engine and --data-dir name what this process should use: the running service has its own.
+  const inProcessOnly = plan.engineId !== undefined || values['data-dir'] !== undefined
+  if (inProcessOnly && values.server !== undefined)
+    throw usageError('--engine and --data-dir work in this process only: drop --server (or them).')
+  const server = inProcessOnly ? null : await findServer(serverChoice(values), loaded.config, io)
+  if (server) return transcribeOnServer(server, plan, io)
+  return withServices(
+    values,
+    io,
+    async (app) => {
+      const engines = app.dictum.engines
+      if (plan.engineId !== undefined && !engines.ids().includes(plan.engineId)) {
+        throw usageError(`Unknown engine "${plan.engineId}" (known: ${engines.ids().join(', ')}).`)
+      }
+      const batch = new Batch(plan, io, {
+        transcribe: (file, signal) =>
+          app.dictum.transcription.transcribe(
+            { kind: 'file', path: path.resolve(io.cwd, file) },
+            {
+              signal,
+              ...(plan.engineId ? { engineId: plan.engineId } : {}),
+              ...(plan.language ? { language: plan.language } : {}),
+            },
+          ),
+        replace: (text) => app.dictum.dictionary.applyReplacements(text),
+      })
+      return batch.run()
+    },
+    loaded,
+  )
+}
+
+/** The batch through a running service: its engine, its dictionary (for cues cut from word timings). */
+async function transcribeOnServer(server: ServerClient, plan: Plan, io: CliIO): Promise<number> {
+  const matcher = compileReplacements(await server.replacementRules(AbortSignal.timeout(30_000)))
+  const batch = new Batch(plan, io, {
+    transcribe: (file, signal) =>
+      server.transcribe(path.resolve(io.cwd, file), { language: plan.language, signal }),
+    replace: (text) => matcher.apply(text),
   })
+  return batch.run()
 }
 
 async function planBatch(

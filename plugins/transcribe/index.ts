@@ -2,7 +2,7 @@
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { audioFromRequest, stringFields } from './input.ts'
-import { TranscriptionResultSchema } from './schemas.ts'
+import { TranscribeQuerySchema, TranscriptionResultSchema } from './schemas.ts'
 
 export const transcribeRoutes = routePlugin('transcribe', async (app) => {
   const { transcription, history, configStore } = app.dictum
@@ -10,7 +10,7 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
     '/transcribe',
     {
       bodyLimit: configStore.current.api.audioBodyLimit,
-      schema: { response: { 200: TranscriptionResultSchema } },
+      schema: { querystring: TranscribeQuerySchema, response: { 200: TranscriptionResultSchema } },
       config: { jsonError: 'INVALID_AUDIO_JSON' },
     },
     async (request, reply) => {
@@ -29,7 +29,20 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
         })
       }
       const { text, confidence, sampleCount, provider, rawText } = transcript
-      return { text, confidence, sampleCount, provider, rawText }
+      if (request.query.verbose !== true) return { text, confidence, sampleCount, provider, rawText }
+      const { engine, language, durationSeconds, segments, words } = transcript
+      return {
+        text,
+        confidence,
+        sampleCount,
+        provider,
+        rawText,
+        engine,
+        language,
+        durationSeconds,
+        segments,
+        words,
+      }
     },
   )
 })

@@ -37,11 +37,14 @@ export function tempDir(t: Test, prefix = 'dictum-cli-'): string {
   return dir
 }
 
-/** An environment without the user's DICTUM_* settings or config folder. */
+/**
+ * An environment without the user's DICTUM_* settings or config folder. Commands work in process
+ * (`DICTUM_SERVER=none`) unless a test asks for a service: a dictum running on this machine must not answer.
+ */
 export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('DICTUM_')) env[key] = value
-  return { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), ...extra }
+  return { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DICTUM_SERVER: 'none', ...extra }
 }
 
 export interface CliSetup {

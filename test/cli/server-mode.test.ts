@@ -1,0 +1,172 @@
+/**
+ * `dictum transcribe` / `dictum dictate` use a running dictum service when one answers (on the configured
+ * address or `--server`), as `ollama run` uses `ollama serve`; `--local` works in process. A real service
+ * (pocketsphinx) in its own process; the CLI in another.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { cleanEnv, repoRoot, runCli, sharedAudio, tempDir } from './run-cli.ts'
+
+const JFK = path.join(sharedAudio, 'jfk.wav')
+const GOFORWARD = path.join(sharedAudio, 'goforward.wav')
+const BIN = path.join(repoRoot, 'bin/dictum.js')
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** `dictum serve` with this config, answering /v1/health; stopped on teardown. */
+async function serve(
+  t: Test,
+  configFile: string,
+  env: NodeJS.ProcessEnv,
+  port: number,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configFile], { env, stdio: 'ignore' })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`dictum serve exited with ${child.exitCode}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/v1/health`)
+      .then((r) => r.ok)
+      .catch(() => false)
+    if (ok) return child
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('dictum serve did not answer /v1/health within 60 s')
+}
+
+t.test('a running service does the work; --local and an unknown engine prove where it ran', async (t) => {
+  const dir = tempDir(t)
+  const port = await freePort()
+  const dataDir = path.join(dir, 'data')
+  // The service: pocketsphinx, with a replacement rule in its dictionary.
+  const serverConfig = path.join(dir, 'server.json')
+  writeFileSync(
+    serverConfig,
+    JSON.stringify({ dataDir, api: { port }, speech: { engine: 'pocketsphinx' }, log: { level: 'silent' } }),
+  )
+  const env = cleanEnv(dir, { DICTUM_SERVER: '' })
+  await serve(t, serverConfig, env, port)
+  const rule = await fetch(`http://127.0.0.1:${port}/v1/dictionary/replacements`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ triggers: ['country'], replacement: 'COUNTRY' }),
+  })
+  t.equal(rule.status, 200)
+
+  // The CLI's config names the same address but an engine this process does not have: only the running
+  // service can transcribe with it.
+  const cliConfig = path.join(dir, 'cli.json')
+  writeFileSync(cliConfig, JSON.stringify({ dataDir, api: { port }, speech: { engine: 'no-such-engine' } }))
+
+  const viaServer = await runCli(['transcribe', '--config', cliConfig, '--format', 'json', JFK], { env })
+  t.equal(viaServer.code, 0, viaServer.stderr)
+  const transcript = JSON.parse(viaServer.stdout)
+  t.equal(transcript.engine, 'pocketsphinx', "the service's engine did the work")
+  t.match(transcript.text, /COUNTRY/, "the service's dictionary was applied")
+  t.equal(transcript.sampleCount, 176000)
+  t.ok(transcript.segments.length > 0 && Array.isArray(transcript.words), 'segments and words came back')
+
+  const local = await runCli(['transcribe', '--config', cliConfig, '--local', JFK], { env })
+  t.equal(local.code, 1, '--local works in process, where the engine does not exist')
+  t.match(local.stderr, /no engine "no-such-engine"/)
+
+  const none = await runCli(['transcribe', '--config', cliConfig, JFK], {
+    env: { ...env, DICTUM_SERVER: 'none' },
+  })
+  t.equal(none.code, 1, 'DICTUM_SERVER=none works in process too')
+  t.match(none.stderr, /no engine "no-such-engine"/)
+
+  const explicit = await runCli(
+    ['transcribe', '--config', cliConfig, '--server', `http://127.0.0.1:${port}`, GOFORWARD],
+    { env: { ...env, DICTUM_SERVER: 'none' } },
+  )
+  t.equal(explicit.code, 0, `--server beats DICTUM_SERVER=none: ${explicit.stderr}`)
+  t.match(explicit.stdout, /forward/)
+
+  const missing = path.join(dir, 'missing.wav')
+  const failed = await runCli(['transcribe', '--config', cliConfig, missing], { env })
+  t.equal(failed.code, 1)
+  t.match(
+    failed.stderr,
+    `${missing}: Audio file not found:`,
+    "the service's error, as the in-process one reads",
+  )
+
+  // dictate records in this process (its config must be valid), with a database of its own: the entry
+  // lands in the service's history only if the service did the dictation.
+  const dictateConfig = path.join(dir, 'dictate.json')
+  writeFileSync(
+    dictateConfig,
+    JSON.stringify({
+      dataDir: path.join(dir, 'cli-data'),
+      api: { port },
+      speech: { engine: 'pocketsphinx' },
+    }),
+  )
+  const dictated = await runCli(
+    ['dictate', '--config', dictateConfig, '--input', GOFORWARD, '--app-name', 'Mail', '--json'],
+    { env },
+  )
+  t.equal(dictated.code, 0, dictated.stderr)
+  const entry = JSON.parse(dictated.stdout)
+  t.match(entry.finalText, /forward/)
+  t.equal(entry.appName, 'Mail')
+  t.notOk('stored' in entry, 'the entry as the in-process command prints it')
+  const history = (await (await fetch(`http://127.0.0.1:${port}/v1/history`)).json()) as {
+    items: { appName: string }[]
+  }
+  t.equal(history.items[0]?.appName, 'Mail', 'the service stored the dictation')
+})
+
+t.test('the same document through the service as in process', async (t) => {
+  const dir = tempDir(t)
+  const port = await freePort()
+  const config = path.join(dir, 'config.json')
+  writeFileSync(
+    config,
+    JSON.stringify({
+      dataDir: path.join(dir, 'data'),
+      api: { port },
+      speech: { engine: 'pocketsphinx' },
+      log: { level: 'silent' },
+    }),
+  )
+  const env = cleanEnv(dir, { DICTUM_SERVER: '' })
+  const before = await runCli(['transcribe', '--config', config, '--format', 'srt', JFK], { env })
+  t.equal(before.code, 0, before.stderr)
+  await serve(t, config, env, port)
+  const viaServer = await runCli(['transcribe', '--config', config, '--format', 'srt', JFK], { env })
+  t.equal(viaServer.code, 0, viaServer.stderr)
+  t.equal(viaServer.stdout, before.stdout, 'identical SRT')
+})
+
+t.test('--server that does not answer, bad URL, contradicting flags', async (t) => {
+  const dir = tempDir(t)
+  const port = await freePort()
+  const env = cleanEnv(dir)
+  const gone = await runCli(['transcribe', '--server', `http://127.0.0.1:${port}`, JFK], { env })
+  t.equal(gone.code, 3)
+  t.match(gone.stderr, `no dictum service answers at http://127.0.0.1:${port}`)
+  const bad = await runCli(['transcribe', '--server', 'not a url', JFK], { env })
+  t.equal(bad.code, 2)
+  const both = await runCli(['transcribe', '--server', `http://127.0.0.1:${port}`, '--local', JFK], { env })
+  t.equal(both.code, 2)
+  const engine = await runCli(
+    ['transcribe', '--server', `http://127.0.0.1:${port}`, '--engine', 'pocketsphinx', JFK],
+    { env },
+  )
+  t.equal(engine.code, 2, '--engine works in process only')
+})
