@@ -2,6 +2,7 @@
  * `npm run bench [-- section…]`: runs the benchmark sections side by side in one run and prints ratios.
  * Sections (default: all): see `sections` below. Figures are medians of interleaved rounds.
  */
+import { benchCli } from './cli.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
@@ -24,6 +25,7 @@ const sections: Record<string, Section> = {
   rules: () => benchRules(),
   postprocess: () => benchPostprocess(),
   remote: () => benchRemote(),
+  cli: () => benchCli(),
 }
 
 async function main(): Promise<void> {
