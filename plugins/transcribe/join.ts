@@ -32,9 +32,7 @@ export function joinPieces(pieces: readonly PieceResult[], replace: (text: strin
   let anyWords = false
   for (const piece of spoken) {
     const { result, startSeconds } = piece
-    const own = result.segments?.length
-      ? result.segments
-      : [{ text: result.text, start: 0, end: piece.seconds }]
+    const own = segmentsOf(result, piece.seconds)
     for (const s of own) {
       segments.push({
         text: replace(s.text.trim()),
@@ -56,6 +54,44 @@ export function joinPieces(pieces: readonly PieceResult[], replace: (text: strin
     words: anyWords ? words : null,
     language: spoken.find((p) => p.result.language)?.result.language ?? null,
   }
+}
+
+/** A pause at least this long between two words ends a segment (the VAD's default pause). */
+const SEGMENT_PAUSE_SECONDS = 0.5
+/** A segment cut from word timings is at most this long (as whisper's). */
+const MAX_SEGMENT_SECONDS = 30
+
+/**
+ * A piece's segments, relative to the piece. An engine that gives several keeps them. One that gives a
+ * single segment for the whole piece but word timings gets segments that follow the pauses between words,
+ * as whisper-style clients (subtitles, players) expect — unless its words do not spell its text (then the
+ * one segment stays, so no segment text differs from the transcript).
+ */
+export function segmentsOf(result: EngineTranscribeResult, pieceSeconds: number): TranscriptSegment[] {
+  const own = result.segments?.length ? result.segments : [{ text: result.text, start: 0, end: pieceSeconds }]
+  const words = (result.words ?? []).filter((w) => w.word.trim() !== '')
+  if (own.length > 1 || words.length < 2) return own
+  if (words.map((w) => w.word.trim()).join(' ') !== result.text.trim().split(/\s+/u).join(' ')) return own
+  const segments: TranscriptSegment[] = []
+  let group: TranscriptWord[] = [words[0]!]
+  const flush = () =>
+    segments.push({
+      text: group.map((w) => w.word.trim()).join(' '),
+      start: group[0]!.start,
+      end: group[group.length - 1]!.end,
+    })
+  for (const word of words.slice(1)) {
+    const previous = group[group.length - 1]!
+    if (
+      word.start - previous.end >= SEGMENT_PAUSE_SECONDS ||
+      word.end - group[0]!.start > MAX_SEGMENT_SECONDS
+    ) {
+      flush()
+      group = [word]
+    } else group.push(word)
+  }
+  flush()
+  return segments
 }
 
 function confidenceOf(spoken: readonly PieceResult[]): number {
