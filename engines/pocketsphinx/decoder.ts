@@ -1,6 +1,13 @@
 /** One pocketsphinx decoder (one loaded model), used for one utterance at a time. */
-import type { PocketsphinxNative, Pointer } from './native.ts'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { arpaUnigrams, type BiasPlan, CUSTOM_MODEL_WEIGHT } from './custom-words.ts'
+import { DEFAULT_SEARCH, NGRAM_AUTO, type PocketsphinxNative, type Pointer } from './native.ts'
 import type { ModelPaths } from './options.ts'
+
+/** The search whose language model holds the custom words (replaced when they change). */
+const CUSTOM_SEARCH = 'custom-words'
 
 /** A segment of the best path: a word or a filler (`<s>`, `<sil>`, `[NOISE]`…), with frames at 100 fps. */
 export interface DecodedSegment {
@@ -21,12 +28,20 @@ export class PocketsphinxDecoder {
   #config: Pointer | null
   #decoder: Pointer | null
   readonly #logmath: Pointer
+  readonly #paths: ModelPaths
+  /** Key of the custom-words plan in use ('' : none, the model's own search). */
+  #biasKey = ''
+  /** The entries added to the dictionary now loaded ('[]': the model's own). */
+  #dictionaryKey = '[]'
+  /** The model's own language model, shared by the custom-words searches. */
+  #mainLm: Pointer | null = null
 
-  private constructor(native: PocketsphinxNative, config: Pointer, decoder: Pointer) {
+  private constructor(native: PocketsphinxNative, config: Pointer, decoder: Pointer, paths: ModelPaths) {
     this.#native = native
     this.#config = config
     this.#decoder = decoder
     this.#logmath = native.ps_get_logmath(decoder)
+    this.#paths = paths
   }
 
   /**
@@ -45,7 +60,97 @@ export class PocketsphinxDecoder {
         `pocketsphinx could not load the model (hmm ${paths.hmm}, lm ${paths.lm}, dict ${paths.dict})`,
       )
     }
-    return new PocketsphinxDecoder(native, config, decoder)
+    return new PocketsphinxDecoder(native, config, decoder, paths)
+  }
+
+  /**
+   * Decodes with these custom words from now on (null or none: the model's own search, as loaded). A new
+   * plan loads the dictionary with its entries added and builds a search whose language model interpolates
+   * the main model with the custom words' (custom-words.ts); the same plan again costs nothing. The main
+   * model itself is never changed (words are added to the dictionary file the decoder loads, not through
+   * `ps_add_word`, which would also add them to every language model), so without custom words the decoder
+   * is exactly as loaded.
+   */
+  useBias(plan: BiasPlan | null): void {
+    const native = this.#native
+    const decoder = this.#live()
+    const key = plan && plan.unigrams.length > 0 ? plan.key : ''
+    if (key === this.#biasKey) return
+    this.#loadDictionary(key === '' ? [] : (plan as BiasPlan).additions)
+    if (key === '') {
+      if (native.ps_set_search(decoder, DEFAULT_SEARCH) < 0) throw new Error('ps_set_search failed')
+      this.#biasKey = ''
+      return
+    }
+    const main = this.#mainModel()
+    const custom = this.#customModel(plan as BiasPlan)
+    // The set takes over one reference to each model it combines; the main model is shared with the
+    // model's own search, so it gets a reference of its own.
+    native.ngram_model_retain(main)
+    const set = native.ngram_model_set_init(
+      native.ps_get_config(decoder),
+      [main, custom],
+      ['main', 'custom'],
+      new Float32Array([1 - CUSTOM_MODEL_WEIGHT, CUSTOM_MODEL_WEIGHT]),
+      2,
+    )
+    if (!set) throw new Error('pocketsphinx could not combine the custom words with the language model')
+    // Replacing the search of the same name frees the previous plan's.
+    if (native.ps_set_lm(decoder, CUSTOM_SEARCH, set) < 0 || native.ps_set_search(decoder, CUSTOM_SEARCH) < 0)
+      throw new Error('pocketsphinx could not build the custom-words search')
+    this.#biasKey = key
+  }
+
+  /** Loads the model's dictionary with these entries added (none: the model's own file), when it changes. */
+  #loadDictionary(additions: BiasPlan['additions']): void {
+    const key = JSON.stringify(additions)
+    if (key === this.#dictionaryKey) return
+    const native = this.#native
+    const decoder = this.#live()
+    if (additions.length === 0) {
+      if (native.ps_load_dict(decoder, this.#paths.dict, null, null) < 0)
+        throw new Error(`pocketsphinx could not reload its dictionary ${this.#paths.dict}`)
+    } else {
+      withTempFile('custom-words.dict', (file) => {
+        const lines = additions.map((entry) => `${entry.word} ${entry.phones}`).join('\n')
+        writeFileSync(file, `${readFileSync(this.#paths.dict, 'utf8').trimEnd()}\n${lines}\n`)
+        if (native.ps_load_dict(decoder, file, null, null) < 0)
+          throw new Error('pocketsphinx refused a custom word pronunciation (an unknown phone?)')
+      })
+    }
+    this.#dictionaryKey = key
+  }
+
+  /** The model's own language model (inside the default search's set), shared, never modified. */
+  #mainModel(): Pointer {
+    const native = this.#native
+    if (this.#mainLm) return this.#mainLm
+    const set = native.ps_get_lm(this.#live(), DEFAULT_SEARCH)
+    const main = set ? native.ngram_model_set_lookup(set, 'default') : null
+    if (!main) throw new Error('pocketsphinx has no language model to add custom words to')
+    this.#mainLm = main
+    return main
+  }
+
+  /** The custom words' unigram model, read from a temporary ARPA file (the library reads models from files). */
+  #customModel(plan: BiasPlan): Pointer {
+    const native = this.#native
+    return withTempFile('custom-words.arpa', (file) => {
+      writeFileSync(file, arpaUnigrams(plan.unigrams))
+      const model = native.ngram_model_read(
+        native.ps_get_config(this.#live()),
+        file,
+        NGRAM_AUTO,
+        this.#logmath,
+      )
+      if (!model) throw new Error('pocketsphinx could not read the custom words model')
+      return model
+    })
+  }
+
+  #live(): Pointer {
+    if (!this.#decoder) throw new Error('the pocketsphinx decoder was freed')
+    return this.#decoder
   }
 
   /** Decodes one whole utterance (16 kHz mono int16). The whole buffer at once lets batch CMN see it all. */
@@ -88,5 +193,15 @@ export class PocketsphinxDecoder {
     if (this.#config) this.#native.cmd_ln_free_r(this.#config)
     this.#decoder = null
     this.#config = null
+  }
+}
+
+/** Runs `use` with a path in a fresh temporary folder, removed afterwards (the library reads files). */
+function withTempFile<T>(name: string, use: (file: string) => T): T {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dictum-pocketsphinx-'))
+  try {
+    return use(path.join(dir, name))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }

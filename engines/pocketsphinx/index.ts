@@ -1,6 +1,7 @@
 /**
  * pocketsphinx engine: CMU PocketSphinx 0.8 (Debian's libpocketsphinx3) through koffi, with the US English
- * model of `pocketsphinx-en-us`. Small and fast, less accurate than the sherpa-onnx models; no custom words.
+ * model of `pocketsphinx-en-us`. Small and fast, less accurate than the sherpa-onnx models. Custom words are
+ * added to its dictionary and favoured by its language model (custom-words.ts).
  */
 import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
@@ -24,7 +25,7 @@ export default defineEngine({
   description: 'CMU PocketSphinx with the Debian US English model: light and fast, modest accuracy.',
   optionsSchema: PocketsphinxOptionsSchema,
   capabilities: (options) => ({
-    customWords: false,
+    customWords: true,
     wordTimestamps: true,
     segmentTimestamps: true,
     languages: [options.language],

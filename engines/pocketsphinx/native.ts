@@ -37,12 +37,39 @@ export interface PocketsphinxNative {
   ps_seg_prob(segment: Pointer, ascr: [number], lscr: [number], lback: [number]): number
   ps_seg_free(segment: Pointer): void
   logmath_exp(logmath: Pointer, value: number): number
+  // Custom words: the dictionary reloaded with words added, and a search whose language model interpolates the main
+  // model with a small one of the custom words (custom-words.ts).
+  ps_load_dict(decoder: Pointer, dictfile: string, fdictfile: string | null, format: string | null): number
+  ps_get_lm(decoder: Pointer, name: string): Pointer | null
+  ps_set_lm(decoder: Pointer, name: string, lm: Pointer): number
+  ps_set_search(decoder: Pointer, name: string): number
+  ps_get_config(decoder: Pointer): Pointer
+  ngram_model_read(config: Pointer, file: string, type: number, logmath: Pointer): Pointer | null
+  ngram_model_set_init(
+    config: Pointer,
+    models: Pointer[],
+    names: string[],
+    weights: Float32Array,
+    count: number,
+  ): Pointer | null
+  ngram_model_retain(model: Pointer): Pointer
+  ngram_model_set_lookup(set: Pointer, name: string): Pointer | null
 }
+
+/** sphinxbase's `ngram_file_type_t`: let the reader tell ARPA text from the binary format. */
+export const NGRAM_AUTO = 0
+/** The search pocketsphinx creates for `-lm` (PS_DEFAULT_SEARCH). */
+export const DEFAULT_SEARCH = '_default'
 
 const sphinxbaseFunctions = {
   cmd_ln_parse_r: 'void *cmd_ln_parse_r(void *inout, void *defn, int argc, const char **argv, int strict)',
   cmd_ln_free_r: 'int cmd_ln_free_r(void *config)',
   logmath_exp: 'double logmath_exp(void *logmath, int value)',
+  ngram_model_read: 'void *ngram_model_read(void *config, const char *file, int type, void *logmath)',
+  ngram_model_set_init:
+    'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int count)',
+  ngram_model_retain: 'void *ngram_model_retain(void *model)',
+  ngram_model_set_lookup: 'void *ngram_model_set_lookup(void *set, const char *name)',
 }
 
 const pocketsphinxFunctions = {
@@ -62,6 +89,12 @@ const pocketsphinxFunctions = {
   ps_seg_prob:
     'int32_t ps_seg_prob(void *segment, _Out_ int32_t *ascr, _Out_ int32_t *lscr, _Out_ int32_t *lback)',
   ps_seg_free: 'void ps_seg_free(void *segment)',
+  ps_load_dict:
+    'int ps_load_dict(void *decoder, const char *dictfile, const char *fdictfile, const char *format)',
+  ps_get_lm: 'void *ps_get_lm(void *decoder, const char *name)',
+  ps_set_lm: 'int ps_set_lm(void *decoder, const char *name, void *lm)',
+  ps_set_search: 'int ps_set_search(void *decoder, const char *name)',
+  ps_get_config: 'void *ps_get_config(void *decoder)',
 }
 
 /** dlopens both libraries (sphinxbase first: pocketsphinx links against it) and binds the functions. */

@@ -22,16 +22,25 @@ export function baseWord(word: string): string {
   return word.replace(/\(\d+\)$/, '')
 }
 
-export function toTranscript(decoded: Decoded, language: string): EngineTranscribeResult {
+/**
+ * `canonical` maps dictionary entries added for custom words to the text the transcript shows (e.g.
+ * `kubernetes` -> `Kubernetes`, `new_york` -> `New York`).
+ */
+export function toTranscript(
+  decoded: Decoded,
+  language: string,
+  canonical?: ReadonlyMap<string, string>,
+): EngineTranscribeResult {
+  const shown = (word: string) => canonical?.get(word) ?? word
   const words: TranscriptWord[] = decoded.segments
     .filter((segment) => !isFiller(segment.word))
     .map((segment) => ({
-      word: baseWord(segment.word),
+      word: shown(baseWord(segment.word)),
       start: segment.startFrame / FRAMES_PER_SECOND,
       end: (segment.endFrame + 1) / FRAMES_PER_SECOND,
       confidence: clamp01(segment.posterior),
     }))
-  const text = decoded.hypothesis.trim().replace(/\s+/g, ' ')
+  const text = decoded.hypothesis.trim().split(/\s+/).filter(Boolean).map(shown).join(' ')
   const first = words[0]
   const last = words.at(-1)
   if (!text || !first || !last) return { text, confidence: null, words: [], segments: [], language }

@@ -102,7 +102,7 @@ t.test('definition: display name and capabilities', async (t) => {
   const name = pocketsphinx.displayName
   t.equal(typeof name === 'function' ? name(defaults) : name, 'PocketSphinx (en-US)')
   t.same(pocketsphinx.capabilities(defaults), {
-    customWords: false,
+    customWords: true,
     wordTimestamps: true,
     segmentTimestamps: true,
     languages: ['en'],
