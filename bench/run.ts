@@ -3,6 +3,7 @@
  * Sections (default: all): see `sections` below. Figures are medians of interleaved rounds.
  */
 import { benchCli } from './cli.ts'
+import { benchCustomWords } from './custom-words.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
@@ -26,6 +27,7 @@ const sections: Record<string, Section> = {
   postprocess: () => benchPostprocess(),
   remote: () => benchRemote(),
   cli: () => benchCli(),
+  'custom-words': () => benchCustomWords(),
 }
 
 async function main(): Promise<void> {
