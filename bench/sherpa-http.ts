@@ -23,7 +23,7 @@ import { loadSherpaOnnx } from '../engines/sherpa-onnx/native.ts'
 import type { SherpaOnnxOptions } from '../engines/sherpa-onnx/options.ts'
 import { recognizerConfig } from '../engines/sherpa-onnx/recognizer-config.ts'
 import { deriveBpeVocab, readTokens } from '../engines/sherpa-onnx/tokens.ts'
-import { fixtureModels, fixtureModelsDir, sharedAudio } from '../test/engines/sherpa-onnx/fixtures.ts'
+import { audioFixturesDir, fixtureModels, fixtureModelsDir } from '../test/engines/sherpa-onnx/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { BENCH_CUSTOM_WORDS } from './lib/custom-words.ts'
 import { median, round } from './lib/load.ts'
@@ -53,7 +53,7 @@ export async function benchSherpaHttp(rounds = 21): Promise<Record<string, numbe
       speech: { engine: 'sherpa-onnx', engines: { 'sherpa-onnx': raw } },
     }),
   })
-  const file = path.join(sharedAudio, 'jfk.wav')
+  const file = path.join(audioFixturesDir, 'jfk.wav')
   const hotwords = planHotwords(BENCH_CUSTOM_WORDS, tokens, options.hotwordsScore).lines.join('/')
   const agent = new http.Agent({ keepAlive: true })
   const viaHttp = () => postAudio(agent, server.port, readFileSync(file))

@@ -19,13 +19,13 @@ import { deriveBpeVocab, readTokens } from '../engines/sherpa-onnx/tokens.ts'
 import { defaultCatalog } from '../kernel/models/catalog.ts'
 import { VadSegmenter } from '../kernel/vad/index.ts'
 import {
+  audioFixturesDir,
   CLIPS,
   fixtureModels,
   fixtureModelsDir,
   readWav,
-  sharedAudio,
-  sharedVadModel,
   silentLogger,
+  vadModelPath,
 } from '../test/engines/sherpa-onnx/fixtures.ts'
 import { median, round } from './lib/load.ts'
 
@@ -51,9 +51,9 @@ async function benchVad(rounds: number): Promise<Record<string, number>> {
       minSpeechSeconds: 0.25,
       maxSegmentSeconds: null,
     },
-    { modelsDir: tmpdir(), fallbackModel: sharedVadModel },
+    { modelsDir: tmpdir(), fallbackModel: vadModelPath },
   )
-  const samples = await readWav(path.join(sharedAudio, 'extra/silero-vad-test-en-60s.wav'))
+  const samples = await readWav(path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav'))
   const ms: number[] = []
   for (let i = 0; i < rounds; i++) {
     ms.push(
@@ -84,7 +84,7 @@ async function benchFixture(rounds: number): Promise<Record<string, number | str
   )
   const instance = await engine.create({ options, dataDir: modelsDir, modelsDir, logger: silentLogger })
   await instance.load()
-  const samples = await readWav(path.join(sharedAudio, 'jfk.wav'))
+  const samples = await readWav(path.join(audioFixturesDir, 'jfk.wav'))
   const times = { direct: [] as number[], engine: [] as number[] }
   for (let i = 0; i < rounds; i++) {
     times.direct.push(
@@ -111,7 +111,7 @@ async function benchFixture(rounds: number): Promise<Record<string, number | str
 async function benchRealModels(): Promise<Record<string, number | string>> {
   const modelsDir = process.env.DICTUM_TEST_MODELS
   if (!modelsDir) return { 'real models': 'skipped: DICTUM_TEST_MODELS not set' }
-  const clips = await Promise.all(CLIPS.map((clip) => readWav(path.join(sharedAudio, clip))))
+  const clips = await Promise.all(CLIPS.map((clip) => readWav(path.join(audioFixturesDir, clip))))
   const audioSeconds = clips.reduce((sum, c) => sum + c.length, 0) / SR
   const figures: Record<string, number | string> = {}
   for (const entry of defaultCatalog.filter((e) => e.engine === 'sherpa-onnx')) {

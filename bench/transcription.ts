@@ -15,11 +15,12 @@ import { PocketsphinxOptionsSchema } from '../engines/pocketsphinx/options.ts'
 import { buildApp } from '../kernel/app.ts'
 import { AudioDecoder } from '../kernel/audio/index.ts'
 import { createEngineRunner } from '../kernel/engine-runner/index.ts'
+import { audioFixturesDir } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { load, median, probeLatency, round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
-const AUDIO = path.resolve(ROOT, '../shared/audio')
+const AUDIO = audioFixturesDir
 
 function clips(): string[] {
   return readFileSync(path.join(AUDIO, 'refs.tsv'), 'utf8')

@@ -1,5 +1,5 @@
 /**
- * Builds the one frozen config: defaults < file < env < flags (DECISIONS.md). Every invalid key is reported
+ * Builds the one frozen config: defaults < file < env < flags (docs/api-decisions.md). Every invalid key is reported
  * at once, each with its path, in one CONFIG_INVALID error.
  */
 import { readFileSync } from 'node:fs'
@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import { errors } from '../kernel/errors.ts'
 import { ConfigSchema, type DictumConfig } from './schema.ts'
 
-/** Command-line flags that override config (DECISIONS.md). */
+/** Command-line flags that override config (docs/api-decisions.md). */
 export interface ConfigFlags {
   config?: string
   host?: string

@@ -1,6 +1,6 @@
 /**
  * The configuration schema: the single source of truth for config keys, their types and defaults.
- * Key names are fixed by DECISIONS.md; scripts rely on them.
+ * Key names are fixed by docs/api-decisions.md; scripts rely on them.
  */
 import { type Static, Type } from '@sinclair/typebox'
 

@@ -1,7 +1,7 @@
 /**
  * The one error catalogue of dictum. Every error that crosses into the kernel, and every error body a
  * route sends, is one of these: a stable `code` (for scripts), an HTTP status and a message. Messages
- * named by the spec (`../shared/spec/local-api.md`) are reproduced word for word.
+ * named by the HTTP contract (docs/api.md) are reproduced word for word.
  *
  * Errors are created with `errors.CODE(detail?)`; the catalogue itself is checked by a test (unique codes,
  * statuses in range, messages end with a full stop).

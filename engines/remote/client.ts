@@ -4,7 +4,7 @@
  * with the API key redacted. Whether to try again is decided by the caller from {@link RemoteFailure}.
  */
 import { type DictumError, errors } from '../../kernel/errors.ts'
-import { redact, vendorMessage } from '../../providers/shared/failure.ts'
+import { redact, vendorMessage } from '../../providers/common/failure.ts'
 import { isRetryableStatus, retryAfterMs } from './retry.ts'
 
 export interface Upload {

@@ -3,8 +3,9 @@
  *
  * Confidence rule: the mean of `exp(avg_logprob)` over the reply's segments that carry a finite
  * `avg_logprob` (Whisper's mean token log-probability, so each term is a geometric-mean token probability),
- * clamped to 0..1; null when no segment carries one (plain `json` replies), so the kernel reports its
- * documented fallback.
+ * each segment weighted by its number of words (so a reply cut into several segments gives the figure its
+ * words give, as one segment would), clamped to 0..1; null when no segment carries one (plain `json`
+ * replies), so the kernel reports its documented fallback.
  */
 import type {
   EngineTranscribeResult,
@@ -46,9 +47,17 @@ export function toEngineResult(body: unknown): EngineTranscribeResult | null {
 }
 
 function confidenceOf(segments: readonly ReplySegment[]): number | null {
-  const scores = segments.map((s) => s.avg_logprob).filter(finite)
-  if (scores.length === 0) return null
-  return clamp01(scores.reduce((sum, logprob) => sum + Math.exp(logprob), 0) / scores.length)
+  let weight = 0
+  let sum = 0
+  for (const segment of segments) {
+    if (!finite(segment.avg_logprob)) continue
+    const words =
+      typeof segment.text === 'string' ? segment.text.trim().split(/\s+/u).filter(Boolean).length : 0
+    const w = Math.max(1, words)
+    weight += w
+    sum += w * Math.exp(segment.avg_logprob)
+  }
+  return weight === 0 ? null : clamp01(sum / weight)
 }
 
 function toSegment(segment: ReplySegment): TranscriptSegment[] {

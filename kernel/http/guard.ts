@@ -1,5 +1,5 @@
 /**
- * Stops web pages from driving the local API (DECISIONS.md "Security"): the Host header must be a loopback
+ * Stops web pages from driving the local API (docs/api-decisions.md "Security"): the Host header must be a loopback
  * name (DNS rebinding), an Origin header must be a loopback origin or listed in `api.allowedOrigins`
  * (cross-site requests), and when `api.token` is set every request needs `Authorization: Bearer <token>`,
  * except `GET /v1/health`: supervisors (systemd, containers, load balancers) probe it without secrets, and it

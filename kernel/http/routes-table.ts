@@ -1,6 +1,6 @@
 /**
  * Remembers every route's URL pattern and methods, so an unmatched request can be told apart: a known path
- * with the wrong method is a 405 with `Allow`, anything else a 404 (DECISIONS.md "Errors").
+ * with the wrong method is a 405 with `Allow`, anything else a 404 (docs/api-decisions.md "Errors").
  */
 export class RoutesTable {
   readonly #routes: Array<{ pattern: RegExp; methods: Set<string> }> = []

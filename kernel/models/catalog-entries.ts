@@ -9,7 +9,7 @@
  *   release asset's digest, or re-hashed the download). Everything else is `sha256: null` (trust on first use).
  * - The Silero VAD digests of the two snakers4 files were computed here from the snakers4/silero-vad git
  *   history (`v5.0:files/silero_vad.onnx`, and commit bfdc019 `src/silero_vad/data/silero_vad.onnx`, which is
- *   byte-identical to ../shared/models/silero-vad/silero_vad.onnx).
+ *   byte-identical to assets/silero-vad/silero_vad.onnx, which dictum ships).
  */
 import type { CatalogEntry } from './catalog.ts'
 import { NO_SOURCE, SHERPA_ONNX_ENTRIES, SHERPA_RELEASE, TWO_SOURCES } from './catalog-sherpa-onnx.ts'
@@ -68,7 +68,7 @@ const VAD_ENTRIES: CatalogEntry[] = [
     engine: 'vad',
     license: 'MIT (Silero)',
     notes:
-      'Byte-identical to ../shared/models/silero-vad/silero_vad.onnx: pull it offline with --from that file.',
+      'Byte-identical to the model dictum ships (assets/silero-vad/silero_vad.onnx): pull it offline with --from that file.',
     vad: { model: 'silero_vad.onnx', sampleRates: [8000, 16000], sileroVersion: '6.2' },
   },
 ]

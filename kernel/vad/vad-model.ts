@@ -28,7 +28,7 @@ export interface ResolveVadModelOptions {
   /** Config `vad.model` (a path), or null. */
   configured: string | null
   modelsDir: string
-  /** Used when nothing else is found (tests point it at ../shared/models). */
+  /** Used when nothing else is found (the model dictum ships in assets/silero-vad). */
   fallback?: string
 }
 

@@ -21,7 +21,7 @@ export type VadConfig = Static<typeof VadSchema>
 export interface OpenVadOptions {
   /** `<dataDir>/models`, where catalog models are installed. */
   modelsDir: string
-  /** Model used when neither config nor catalog provides one (tests: ../shared/models/silero-vad). */
+  /** Model used when neither config nor catalog provides one (the one dictum ships in assets/silero-vad). */
   fallbackModel?: string
 }
 

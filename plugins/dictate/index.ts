@@ -1,5 +1,5 @@
 /**
- * POST /v1/dictate (extension, DECISIONS.md): the three input modes of /v1/transcribe plus `appName` and
+ * POST /v1/dictate (extension, docs/api-decisions.md): the three input modes of /v1/transcribe plus `appName` and
  * `windowTitle` (JSON fields, or X-App-Name / X-Window-Title headers) -> the history entry, with `stored`.
  */
 import { Type } from '@sinclair/typebox'

@@ -1,5 +1,5 @@
 /**
- * The whole dictation (DECISIONS.md): decode → engine → replacements → AI enhancement (when a provider is
+ * The whole dictation (docs/api-decisions.md): decode → engine → replacements → AI enhancement (when a provider is
  * selected) → history entry. Enhancement failing never loses the dictation: the entry keeps the raw text as
  * finalText and says what went wrong.
  */

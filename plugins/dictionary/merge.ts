@@ -1,5 +1,5 @@
 /**
- * Pure dictionary semantics (DECISIONS.md "Dictionary"): normalisation of incoming entries, and the append /
+ * Pure dictionary semantics (docs/api-decisions.md "Dictionary"): normalisation of incoming entries, and the append /
  * replace merge. Validation is atomic: the first bad entry throws, naming its index, before anything is stored.
  */
 import { randomUUID } from 'node:crypto'

@@ -1,5 +1,5 @@
 /**
- * Applies replacement rules to a transcript (DECISIONS.md): case-insensitive, whole words (Unicode letters and
+ * Applies replacement rules to a transcript (docs/api-decisions.md): case-insensitive, whole words (Unicode letters and
  * digits are word characters), the longest trigger wins at a position, one pass (a replacement's output is
  * never matched again). Whitespace inside a trigger matches any run of whitespace.
  */

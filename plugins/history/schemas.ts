@@ -22,7 +22,7 @@ export const HistoryListSchema = Type.Object({
 })
 
 export const HistoryQuerySchema = Type.Object({
-  // Anything goes: a non-integer limit means the default (DECISIONS.md), never a 400.
+  // Anything goes: a non-integer limit means the default (docs/api-decisions.md), never a 400.
   limit: Type.Optional(Type.Unknown()),
 })
 

@@ -29,7 +29,7 @@ interface Row {
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
 
-/** User-perceived characters (grapheme clusters), as DECISIONS.md asks for `characterCount`. */
+/** User-perceived characters (grapheme clusters), as docs/api-decisions.md asks for `characterCount`. */
 export function countCharacters(text: string): number {
   let count = 0
   for (const _ of segmenter.segment(text)) count++

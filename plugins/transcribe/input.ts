@@ -1,7 +1,7 @@
 /**
  * The three input modes of POST /v1/transcribe (spec 4.5), also used by /v1/dictate: JSON `path`, JSON
  * `audioBase64` (+ `filename`), or the raw audio bytes with `X-Filename` / `Content-Type` as hints.
- * DECISIONS.md: a non-empty `path` wins, else `audioBase64` (invalid base64 counts as missing).
+ * docs/api-decisions.md: a non-empty `path` wins, else `audioBase64` (invalid base64 counts as missing).
  */
 import type { FastifyRequest } from 'fastify'
 import type { AudioSource } from '../../kernel/audio/index.ts'

@@ -1,4 +1,4 @@
-/** TypeBox schema of the transcription result (spec 2.5), plus `rawText` (DECISIONS.md). */
+/** TypeBox schema of the transcription result (spec 2.5), plus `rawText` (docs/api-decisions.md). */
 import { Type } from '@sinclair/typebox'
 
 const SegmentSchema = Type.Object({ text: Type.String(), start: Type.Number(), end: Type.Number() })

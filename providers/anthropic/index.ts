@@ -1,8 +1,8 @@
 /** Anthropic's Messages API (`POST {baseUrl}/v1/messages`). Needs an API key. */
 import { type Static, Type } from '@sinclair/typebox'
 import { defineProvider } from '../../kernel/contracts/provider.ts'
-import { ChatProviderInstance, type ChatReply } from '../shared/chat-instance.ts'
-import { postJson } from '../shared/http.ts'
+import { ChatProviderInstance, type ChatReply } from '../common/chat-instance.ts'
+import { postJson } from '../common/http.ts'
 import {
   apiKeyOptions,
   baseUrlOption,
@@ -14,8 +14,8 @@ import {
   secretsOf,
   temperatureOption,
   timeoutMsOption,
-} from '../shared/options.ts'
-import type { ChatPrompt } from '../shared/prompt.ts'
+} from '../common/options.ts'
+import type { ChatPrompt } from '../common/prompt.ts'
 
 const ID = 'anthropic'
 export const ANTHROPIC_VERSION = '2023-06-01'

@@ -4,8 +4,8 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { defineProvider } from '../../kernel/contracts/provider.ts'
-import { ChatProviderInstance, type ChatReply, requireString } from '../shared/chat-instance.ts'
-import { postJson } from '../shared/http.ts'
+import { ChatProviderInstance, type ChatReply, requireString } from '../common/chat-instance.ts'
+import { postJson } from '../common/http.ts'
 import {
   baseUrlOption,
   headersOption,
@@ -16,8 +16,8 @@ import {
   secretsOf,
   temperatureOption,
   timeoutMsOption,
-} from '../shared/options.ts'
-import { type ChatPrompt, chatMessages } from '../shared/prompt.ts'
+} from '../common/options.ts'
+import { type ChatPrompt, chatMessages } from '../common/prompt.ts'
 
 const ID = 'ollama'
 

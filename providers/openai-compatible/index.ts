@@ -4,9 +4,9 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { defineProvider } from '../../kernel/contracts/provider.ts'
-import { ChatProviderInstance, type ChatReply, requireString } from '../shared/chat-instance.ts'
-import { vendorMessage } from '../shared/failure.ts'
-import { postJson } from '../shared/http.ts'
+import { ChatProviderInstance, type ChatReply, requireString } from '../common/chat-instance.ts'
+import { vendorMessage } from '../common/failure.ts'
+import { postJson } from '../common/http.ts'
 import {
   apiKeyOptions,
   baseUrlOption,
@@ -19,8 +19,8 @@ import {
   secretsOf,
   temperatureOption,
   timeoutMsOption,
-} from '../shared/options.ts'
-import { type ChatPrompt, chatMessages } from '../shared/prompt.ts'
+} from '../common/options.ts'
+import { type ChatPrompt, chatMessages } from '../common/prompt.ts'
 
 const ID = 'openai-compatible'
 

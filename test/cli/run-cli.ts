@@ -9,8 +9,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 
+export { audioFixturesDir } from '../helpers/fixtures.ts'
+
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-export const sharedAudio = path.resolve(repoRoot, '../shared/audio')
 export const FIXTURE_ENGINE = path.join(repoRoot, 'test/fixtures/plugins/good-engine.ts')
 const BIN = path.join(repoRoot, 'bin/dictum.js')
 

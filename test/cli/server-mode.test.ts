@@ -8,10 +8,10 @@ import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { cleanEnv, repoRoot, runCli, sharedAudio, tempDir } from './run-cli.ts'
+import { audioFixturesDir, cleanEnv, repoRoot, runCli, tempDir } from './run-cli.ts'
 
-const JFK = path.join(sharedAudio, 'jfk.wav')
-const GOFORWARD = path.join(sharedAudio, 'goforward.wav')
+const JFK = path.join(audioFixturesDir, 'jfk.wav')
+const GOFORWARD = path.join(audioFixturesDir, 'goforward.wav')
 const BIN = path.join(repoRoot, 'bin/dictum.js')
 
 function freePort(): Promise<number> {

@@ -4,13 +4,13 @@ import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { main } from '../../kernel/cli/index.ts'
-import { fixtureConfig, setup, sharedAudio } from './run-cli.ts'
+import { audioFixturesDir, fixtureConfig, setup } from './run-cli.ts'
 import { parseSrt, parseVtt, timeProblems } from './subtitle-parse.ts'
 
-const JFK_WAV = path.join(sharedAudio, 'jfk.wav')
-const JFK_MP3 = path.join(sharedAudio, 'original-formats/jfk.mp3')
-const FLAC = path.join(sharedAudio, 'original-formats/librispeech-1089-134686-0000.flac')
-const GOFORWARD = path.join(sharedAudio, 'goforward.wav')
+const JFK_WAV = path.join(audioFixturesDir, 'jfk.wav')
+const JFK_MP3 = path.join(audioFixturesDir, 'original-formats/jfk.mp3')
+const FLAC = path.join(audioFixturesDir, 'original-formats/librispeech-1089-134686-0000.flac')
+const GOFORWARD = path.join(audioFixturesDir, 'goforward.wav')
 const POCKETSPHINX = { speech: { engine: 'pocketsphinx' } }
 
 t.test(

@@ -6,6 +6,8 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+export { audioFixturesDir } from './fixtures.ts'
+
 export type WavSampleFormat = 'u8' | 's16' | 's24' | 's32' | 'f32' | 'f64'
 
 export interface WavChunk {
@@ -34,7 +36,6 @@ const BYTES: Record<WavSampleFormat, number> = { u8: 1, s16: 2, s24: 3, s32: 4, 
 /** The repository root, found from this file's location. */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** The shared folder with real speech recordings. */
-export const sharedAudioDir = path.resolve(repoRoot, '../shared/audio')
 
 function clampInt(value: number, scale: number): number {
   return Math.max(-scale, Math.min(scale - 1, Math.round(value * scale)))

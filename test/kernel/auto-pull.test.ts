@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import type { CatalogEntry } from '../../kernel/models/catalog.ts'
 import { ModelManager } from '../../kernel/models/manager.ts'
 import { build, FIXTURES, tempDir } from '../helpers/build.ts'
-import { sharedAudioDir } from '../helpers/wav.ts'
+import { audioFixturesDir } from '../helpers/wav.ts'
 import { MODEL_FILES, makeTarBz2, sha256, startServer } from './models/fixtures.ts'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -53,7 +53,7 @@ const transcribe = (app: Awaited<ReturnType<typeof build>>) =>
   app.inject({
     method: 'POST',
     url: '/v1/transcribe',
-    payload: { path: path.join(sharedAudioDir, 'jfk.wav') },
+    payload: { path: path.join(audioFixturesDir, 'jfk.wav') },
   })
 
 t.test('without autoPull: 503 naming the pull command, nothing downloaded', async (t) => {

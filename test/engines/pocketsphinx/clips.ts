@@ -6,9 +6,11 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { DEFAULT_MODEL_DIR } from '../../../engines/pocketsphinx/options.ts'
 import { AudioDecoder } from '../../../kernel/audio/index.ts'
+import { audioFixturesDir } from '../../helpers/fixtures.ts'
+
+export { audioFixturesDir }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-export const sharedAudioDir = path.resolve(repoRoot, '../shared/audio')
 
 export interface Clip {
   file: string
@@ -17,10 +19,10 @@ export interface Clip {
 }
 
 export function referenceClips(): Clip[] {
-  const lines = readFileSync(path.join(sharedAudioDir, 'refs.tsv'), 'utf8').trim().split('\n').slice(1)
+  const lines = readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8').trim().split('\n').slice(1)
   return lines.map((line) => {
     const [file = '', reference = ''] = line.split('\t')
-    return { file, path: path.join(sharedAudioDir, file), reference }
+    return { file, path: path.join(audioFixturesDir, file), reference }
   })
 }
 

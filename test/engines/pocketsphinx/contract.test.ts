@@ -2,9 +2,9 @@ import path from 'node:path'
 import t from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import { runEngineContract } from '../../contract/engine-suite.ts'
-import { readClip, sharedAudioDir } from './clips.ts'
+import { audioFixturesDir, readClip } from './clips.ts'
 
-const samples = await readClip(path.join(sharedAudioDir, 'goforward.wav'))
+const samples = await readClip(path.join(audioFixturesDir, 'goforward.wav'))
 await runEngineContract(t, {
   definition: pocketsphinx,
   options: {},

@@ -104,6 +104,20 @@ t.test(
       { word: 'there', start: 0.5, end: 0.9, confidence: 0.8 },
     ])
     t.equal(verbose.language, 'en', 'language names become ISO codes')
+    const uneven = await startTranscriptionServer(t, () => ({
+      json: {
+        text: 'a b c d',
+        segments: [
+          { id: 0, start: 0, end: 1, text: ' a b c', avg_logprob: Math.log(0.9) },
+          { id: 1, start: 1, end: 2, text: ' d', avg_logprob: Math.log(0.5) },
+        ],
+      },
+    }))
+    const weighted = await engine(t, { baseUrl: uneven.baseUrl }).transcribe({ samples, customWords: [] })
+    t.ok(
+      Math.abs((weighted.confidence ?? 0) - 0.8) < 1e-9,
+      'segments weigh by their words: (3 * 0.9 + 1 * 0.5) / 4, as one segment of the same words would give',
+    )
     const json = await engine(t, {
       baseUrl: server.baseUrl,
       model: 'json-model',

@@ -9,10 +9,10 @@ import path from 'node:path'
 import t from 'tap'
 import { build } from '../../helpers/build.ts'
 import { listen } from '../../helpers/http.ts'
-import { sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir } from '../../helpers/wav.ts'
 import { startTranscriptionServer } from './transcription-server.ts'
 
-const audio = readFileSync(path.join(sharedAudioDir, 'goforward.wav'))
+const audio = readFileSync(path.join(audioFixturesDir, 'goforward.wav'))
 const KEY = 'sk-test-0123456789abcdefghij'
 
 const remoteApp = (t: Parameters<typeof build>[0], baseUrl: string) =>

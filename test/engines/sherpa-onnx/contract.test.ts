@@ -3,10 +3,10 @@ import path from 'node:path'
 import t from 'tap'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import { runEngineContract } from '../../contract/engine-suite.ts'
-import { fixtureModels, readWav, sharedAudio } from './fixtures.ts'
+import { audioFixturesDir, fixtureModels, readWav } from './fixtures.ts'
 
 const fixtures = await fixtureModels()
-const samples = await readWav(path.join(sharedAudio, 'librispeech-1089-134686-0000.wav'))
+const samples = await readWav(path.join(audioFixturesDir, 'librispeech-1089-134686-0000.wav'))
 
 await runEngineContract(t, { definition: engine, options: { model: 'parakeet-tdt-0.6b-v2' }, samples })
 if ('skip' in fixtures) {

@@ -11,13 +11,20 @@ import t, { type Test } from 'tap'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
 import type { EngineInstance, EngineTranscribeRequest } from '../../../kernel/contracts/engine.ts'
-import { CLIPS, fixtureModels, fixtureModelsDir, readWav, sharedAudio, silentLogger } from './fixtures.ts'
+import {
+  audioFixturesDir,
+  CLIPS,
+  fixtureModels,
+  fixtureModelsDir,
+  readWav,
+  silentLogger,
+} from './fixtures.ts'
 
 const fixtures = await fixtureModels()
 if ('skip' in fixtures) t.skip(fixtures.skip, () => {})
 const fixturesDir = 'dir' in fixtures ? fixtures.dir : ''
 const modelsDir = fixturesDir ? await fixtureModelsDir(fixturesDir, t.testdir()) : ''
-const jfk = await readWav(path.join(sharedAudio, 'jfk.wav'))
+const jfk = await readWav(path.join(audioFixturesDir, 'jfk.wav'))
 
 function optionsOf(raw: Record<string, unknown>): SherpaOnnxOptions {
   return Value.Default(engine.optionsSchema, structuredClone(raw)) as SherpaOnnxOptions
@@ -53,7 +60,7 @@ for (const model of MODELS) {
   test(`${model}: decodes every shared clip, and digital silence to nothing`, async (t) => {
     const instance = await open(t, { model })
     for (const clip of CLIPS) {
-      const result = await instance.transcribe(request(await readWav(path.join(sharedAudio, clip))))
+      const result = await instance.transcribe(request(await readWav(path.join(audioFixturesDir, clip))))
       t.type(result.text, 'string', clip)
       t.ok(
         result.confidence === null || (result.confidence >= 0 && result.confidence <= 1),

@@ -10,10 +10,9 @@ import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/pro
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+export { audioFixturesDir, vadModelPath } from '../../helpers/fixtures.ts'
+
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-export const sharedDir = path.resolve(repoRoot, '../shared')
-export const sharedAudio = path.join(sharedDir, 'audio')
-export const sharedVadModel = path.join(sharedDir, 'models/silero-vad/silero_vad.onnx')
 export const CLIPS = [
   'jfk.wav',
   'goforward.wav',

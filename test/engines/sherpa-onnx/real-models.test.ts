@@ -12,14 +12,14 @@ import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
 import { defaultCatalog } from '../../../kernel/models/catalog.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
-import { readWav, sharedAudio, silentLogger } from './fixtures.ts'
+import { audioFixturesDir, readWav, silentLogger } from './fixtures.ts'
 
 const modelsDir = process.env.DICTUM_TEST_MODELS
 /** Loose bounds: they catch a broken pipeline (wrong features, wrong tokens), not a slightly worse model. */
 const MAX_WER: Record<string, number> = { whisper: 0.5, moonshine: 0.4 }
 
 async function references(): Promise<{ file: string; text: string }[]> {
-  const lines = (await readFile(path.join(sharedAudio, 'refs.tsv'), 'utf8')).trim().split('\n').slice(1)
+  const lines = (await readFile(path.join(audioFixturesDir, 'refs.tsv'), 'utf8')).trim().split('\n').slice(1)
   return lines.map((line) => {
     const [file, text] = line.split('\t')
     return { file: file!, text: text ?? '' }
@@ -45,7 +45,7 @@ if (!modelsDir) {
       await instance.load()
       const pairs = []
       for (const ref of await references()) {
-        const samples = await readWav(path.join(sharedAudio, ref.file))
+        const samples = await readWav(path.join(audioFixturesDir, ref.file))
         const result = await instance.transcribe({ samples, customWords: [], language: 'en' })
         pairs.push({ reference: ref.text, hypothesis: result.text })
       }
@@ -54,7 +54,7 @@ if (!modelsDir) {
       const silence = await instance.transcribe({ samples: new Float32Array(16000 * 2), customWords: [] })
       t.equal(silence.text, '', 'silence stays empty')
       if (engine.capabilities(options).customWords) {
-        const samples = await readWav(path.join(sharedAudio, 'cards-001.wav'))
+        const samples = await readWav(path.join(audioFixturesDir, 'cards-001.wav'))
         const words = [{ text: 'Diamonds', weight: 60, aliases: ['diamond'] }]
         const result = await instance.transcribe({ samples, customWords: words })
         t.ok(Array.isArray(result.debug?.hotwords) && (result.debug.hotwords as string[]).length === 2)

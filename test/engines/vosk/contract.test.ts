@@ -12,13 +12,13 @@ import type { VoskEngine } from '../../../engines/vosk/instance.ts'
 import type { VoskOptions } from '../../../engines/vosk/options.ts'
 import { runEngineContract } from '../../contract/engine-suite.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
-import { readClip, referenceClips, sharedAudioDir } from '../pocketsphinx/clips.ts'
+import { audioFixturesDir, readClip, referenceClips } from '../pocketsphinx/clips.ts'
 
 const ID = 'vosk-model-small-en-us-0.15'
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const modelsDir = process.env.DICTUM_TEST_MODELS
 const present = modelsDir !== undefined && existsSync(path.join(modelsDir, ID))
-const goforward = await readClip(path.join(sharedAudioDir, 'goforward.wav'))
+const goforward = await readClip(path.join(audioFixturesDir, 'goforward.wav'))
 
 if (!present) {
   // Without the model the definition is still checked; the suite skips its instance checks itself.

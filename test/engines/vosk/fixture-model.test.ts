@@ -14,7 +14,7 @@ import { locateLibrary } from '../../../engines/vosk/library.ts'
 import type { VoskOptions } from '../../../engines/vosk/options.ts'
 import { runEngineContract } from '../../contract/engine-suite.ts'
 import { build, tempDir } from '../../helpers/build.ts'
-import { readClip, sharedAudioDir } from '../pocketsphinx/clips.ts'
+import { audioFixturesDir, readClip } from '../pocketsphinx/clips.ts'
 import { writeFixtureVoskModel } from './fixture-model.ts'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -23,12 +23,12 @@ if (!library.ok) {
   t.skip(`libvosk not available: ${library.reason}`, () => {})
 } else {
   const modelDir = await writeFixtureVoskModel(path.join(tempDir(t, 'dictum-vosk-'), 'fixture-hello'))
-  const jfk = await readClip(path.join(sharedAudioDir, 'jfk.wav'))
+  const jfk = await readClip(path.join(audioFixturesDir, 'jfk.wav'))
 
   await runEngineContract(t, {
     definition: vosk,
     options: { modelDir, language: 'en' },
-    samples: await readClip(path.join(sharedAudioDir, 'goforward.wav')),
+    samples: await readClip(path.join(audioFixturesDir, 'goforward.wav')),
     expectText: /^hello( hello)*$/,
   })
 
@@ -77,7 +77,7 @@ if (!library.ok) {
 
   t.test('a cancelled request stops between chunks', async (t) => {
     const engine = await instance(t)
-    const long = await readClip(path.join(sharedAudioDir, 'extra/silero-vad-test-en-60s.wav'))
+    const long = await readClip(path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav'))
     const controller = new AbortController()
     const pending = engine.transcribe({ samples: long, customWords: [] }, controller.signal)
     const reason = new Error('the client went away')
@@ -89,7 +89,7 @@ if (!library.ok) {
 
   t.test('selected in an app: isolated engine process, /v1/transcribe and the OpenAI route', async (t) => {
     const app = await build(t, { speech: { engine: 'vosk', engines: { vosk: { modelDir } } } })
-    const audio = readFileSync(path.join(sharedAudioDir, 'jfk.wav'))
+    const audio = readFileSync(path.join(audioFixturesDir, 'jfk.wav'))
     const res = await app.inject({
       method: 'POST',
       url: '/v1/transcribe',

@@ -8,11 +8,11 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { defaultCatalog } from '../../../kernel/models/catalog.ts'
 import { build, injectJson, tempDir } from '../../helpers/build.ts'
-import { sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir } from '../../helpers/wav.ts'
 
 const ID = 'vosk-model-small-en-us-0.15'
 const FILES = defaultCatalog.find((e) => e.id === ID)!.files
-const audio = await readFile(path.join(sharedAudioDir, 'goforward.wav'))
+const audio = await readFile(path.join(audioFixturesDir, 'goforward.wav'))
 
 async function voskApp(
   t: Test,

@@ -4,11 +4,11 @@ import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder } from '../../../kernel/audio/index.ts'
 import { isDictumError } from '../../../kernel/errors.ts'
-import { encodeWav, sharedAudioDir, tone } from '../../helpers/wav.ts'
+import { audioFixturesDir, encodeWav, tone } from '../../helpers/wav.ts'
 
 const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: t.testdir() })
 t.teardown(() => decoder.close())
-const jfkMp3 = path.join(sharedAudioDir, 'original-formats', 'jfk.mp3')
+const jfkMp3 = path.join(audioFixturesDir, 'original-formats', 'jfk.mp3')
 
 async function codeOf(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {
@@ -61,7 +61,14 @@ t.test('empty, garbage and truncated inputs are AUDIO_DECODE_FAILED', async (t) 
   const wav = encodeWav([tone(440, 16000, 1600)], { sampleRate: 16000, format: 's16' })
   const m4aDir = t.testdir()
   const m4a = path.join(m4aDir, 'clip.m4a')
-  execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-i', path.join(sharedAudioDir, 'jfk.wav'), m4a])
+  execFileSync('ffmpeg', [
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-i',
+    path.join(audioFixturesDir, 'jfk.wav'),
+    m4a,
+  ])
   const cases: Array<[string, Buffer, string | undefined]> = [
     ['empty input', Buffer.alloc(0), 'audio.wav'],
     ['text', Buffer.from('this is not audio, just some words in a file'), undefined],
@@ -81,7 +88,7 @@ t.test('empty, garbage and truncated inputs are AUDIO_DECODE_FAILED', async (t) 
     ],
     [
       'headerless PCM named .wav',
-      await readFile(path.join(sharedAudioDir, 'original-formats', 'goforward.s16le-16k-mono.raw')),
+      await readFile(path.join(audioFixturesDir, 'original-formats', 'goforward.s16le-16k-mono.raw')),
       'a.wav',
     ],
   ]
@@ -129,7 +136,7 @@ t.test('FFMPEG_NOT_FOUND when no ffmpeg can be found; WAV still decodes', async 
   const { code, message } = await codeOf(nowhere.decode({ kind: 'file', path: jfkMp3 }))
   t.equal(code, 'FFMPEG_NOT_FOUND')
   t.match(message, /^Could not decode audio: ffmpeg is needed/)
-  const wav = await nowhere.decode({ kind: 'file', path: path.join(sharedAudioDir, 'jfk.wav') })
+  const wav = await nowhere.decode({ kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') })
   t.equal(wav.length, 176000)
 })
 

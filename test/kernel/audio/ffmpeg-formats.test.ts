@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder } from '../../../kernel/audio/index.ts'
-import { correlation, sameSamples, sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir, correlation, sameSamples } from '../../helpers/wav.ts'
 
-const clip = path.join(sharedAudioDir, 'jfk.wav')
+const clip = path.join(audioFixturesDir, 'jfk.wav')
 const CLIP_SAMPLES = 176000
 
 /** Encodings of the shared clip, made with the real ffmpeg; `minCorrelation` reflects how lossy each is. */

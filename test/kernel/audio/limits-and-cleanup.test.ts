@@ -4,10 +4,10 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { AudioDecoder } from '../../../kernel/audio/index.ts'
 import { isDictumError } from '../../../kernel/errors.ts'
-import { encodeWav, sharedAudioDir, tone } from '../../helpers/wav.ts'
+import { audioFixturesDir, encodeWav, tone } from '../../helpers/wav.ts'
 
-const jfkWav = path.join(sharedAudioDir, 'jfk.wav')
-const jfkMp3 = path.join(sharedAudioDir, 'original-formats', 'jfk.mp3')
+const jfkWav = path.join(audioFixturesDir, 'jfk.wav')
+const jfkMp3 = path.join(audioFixturesDir, 'original-formats', 'jfk.mp3')
 const fixtures = t.testdir()
 const longM4a = path.join(fixtures, 'long.m4a')
 const shortM4a = path.join(fixtures, 'short.m4a')
@@ -15,7 +15,7 @@ const shortM4a = path.join(fixtures, 'short.m4a')
 t.before(() => {
   const ffmpeg = (...args: string[]) =>
     execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-y', ...args])
-  ffmpeg('-i', path.join(sharedAudioDir, 'extra', 'silero-vad-test-en-60s.wav'), '-c:a', 'aac', longM4a)
+  ffmpeg('-i', path.join(audioFixturesDir, 'extra', 'silero-vad-test-en-60s.wav'), '-c:a', 'aac', longM4a)
   ffmpeg('-i', jfkWav, '-c:a', 'aac', shortM4a)
 })
 

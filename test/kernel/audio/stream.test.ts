@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder, type AudioSource } from '../../../kernel/audio/index.ts'
-import { encodeWav, sameSamples, sharedAudioDir, tone } from '../../helpers/wav.ts'
+import { audioFixturesDir, encodeWav, sameSamples, tone } from '../../helpers/wav.ts'
 
 const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: t.testdir() })
 t.teardown(() => decoder.close())
@@ -30,7 +30,7 @@ function noise(frames: number, seed: number): Float32Array {
 }
 
 const sources: Array<[string, AudioSource, number]> = [
-  ['16 kHz WAV file', { kind: 'file', path: path.join(sharedAudioDir, 'jfk.wav') }, 1],
+  ['16 kHz WAV file', { kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') }, 1],
   [
     '44.1 kHz stereo WAV bytes',
     {
@@ -46,14 +46,16 @@ const sources: Array<[string, AudioSource, number]> = [
   ],
   [
     'MP3 file through ffmpeg',
-    { kind: 'file', path: path.join(sharedAudioDir, 'original-formats', 'jfk.mp3') },
+    { kind: 'file', path: path.join(audioFixturesDir, 'original-formats', 'jfk.mp3') },
     3,
   ],
   [
     'FLAC bytes piped to ffmpeg',
     {
       kind: 'bytes',
-      data: readFileSync(path.join(sharedAudioDir, 'original-formats', 'librispeech-1089-134686-0001.flac')),
+      data: readFileSync(
+        path.join(audioFixturesDir, 'original-formats', 'librispeech-1089-134686-0001.flac'),
+      ),
     },
     1,
   ],
@@ -83,7 +85,7 @@ t.test('a stream of an empty WAV yields nothing', async (t) => {
 })
 
 t.test('chunkSeconds must give at least one sample', async (t) => {
-  const source = { kind: 'file', path: path.join(sharedAudioDir, 'jfk.wav') } as const
+  const source = { kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') } as const
   await t.rejects(decoder.stream(source, { chunkSeconds: 0 })[Symbol.asyncIterator]().next(), RangeError)
 })
 

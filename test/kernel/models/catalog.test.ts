@@ -13,9 +13,9 @@ import {
   KNOWN_FAMILIES,
   OFFICIAL_HOSTS,
 } from '../../../kernel/models/catalog.ts'
+import { vadModelPath } from '../../helpers/fixtures.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-const shared = path.resolve(repoRoot, '../shared')
 
 t.test('the built-in catalog is well-formed', async (t) => {
   t.same(catalogProblems(defaultCatalog), [])
@@ -74,20 +74,13 @@ t.test('custom words are claimed only by transducers (the models sherpa-onnx can
   t.ok(boosting.every((family) => family === 'nemo-transducer' || family === 'zipformer-transducer'))
 })
 
-const sharedVad = path.join(shared, 'models/silero-vad/silero_vad.onnx')
-const vadSkip = existsSync(sharedVad) ? false : `${sharedVad} is absent`
-
-t.test(
-  'the shared Silero VAD file is the catalog entry silero-vad-v6.2, byte for byte',
-  { skip: vadSkip },
-  async (t) => {
-    const bytes = readFileSync(sharedVad)
-    const entry = findEntry(defaultCatalog, 'silero-vad-v6.2')
-    t.equal(bytes.length, entry.sizeBytes)
-    t.equal(createHash('sha256').update(bytes).digest('hex'), entry.sha256)
-    t.not(findEntry(defaultCatalog, 'silero-vad').sha256, entry.sha256, 'not the sherpa-onnx export')
-  },
-)
+t.test('the Silero VAD model dictum ships is the catalog entry silero-vad-v6.2, byte for byte', async (t) => {
+  const bytes = readFileSync(vadModelPath)
+  const entry = findEntry(defaultCatalog, 'silero-vad-v6.2')
+  t.equal(bytes.length, entry.sizeBytes)
+  t.equal(createHash('sha256').update(bytes).digest('hex'), entry.sha256)
+  t.not(findEntry(defaultCatalog, 'silero-vad').sha256, entry.sha256, 'not the sherpa-onnx export')
+})
 
 t.test('the well-formedness check catches broken entries', async (t) => {
   const good = findEntry(defaultCatalog, 'whisper-tiny.en')

@@ -6,7 +6,7 @@ import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
 import { knownVadDigests, resolveVadModel, verifyVadModel } from '../../../kernel/vad/vad-model.ts'
-import { fixtureModels, sharedVadModel } from '../../engines/sherpa-onnx/fixtures.ts'
+import { fixtureModels, vadModelPath } from '../../engines/sherpa-onnx/fixtures.ts'
 
 t.test('resolution order: config, installed catalog model, fallback, else MODEL_NOT_INSTALLED', async (t) => {
   const modelsDir = t.testdir()
@@ -14,12 +14,12 @@ t.test('resolution order: config, installed catalog model, fallback, else MODEL_
     code: 'MODEL_NOT_INSTALLED',
     extra: { fix: 'dictum models pull silero-vad' },
   })
-  t.same(await resolveVadModel({ configured: null, modelsDir, fallback: sharedVadModel }), {
-    file: sharedVadModel,
+  t.same(await resolveVadModel({ configured: null, modelsDir, fallback: vadModelPath }), {
+    file: vadModelPath,
     catalogId: null,
   })
   await mkdir(path.join(modelsDir, 'silero-vad-v6.2'))
-  await copyFile(sharedVadModel, path.join(modelsDir, 'silero-vad-v6.2/silero_vad.onnx'))
+  await copyFile(vadModelPath, path.join(modelsDir, 'silero-vad-v6.2/silero_vad.onnx'))
   t.same(await resolveVadModel({ configured: null, modelsDir, fallback: '/elsewhere.onnx' }), {
     file: path.join(modelsDir, 'silero-vad-v6.2/silero_vad.onnx'),
     catalogId: 'silero-vad-v6.2',
@@ -32,12 +32,12 @@ t.test('resolution order: config, installed catalog model, fallback, else MODEL_
 
 t.test('the shared Silero file carries a digest the catalog knows', async (t) => {
   t.ok(knownVadDigests().has('1a153a22f4509e292a94e67d6f9b85e8deb25b4988682b7e174c65279d8788e3'))
-  await verifyVadModel({ file: sharedVadModel, catalogId: null })
+  await verifyVadModel({ file: vadModelPath, catalogId: null })
 })
 
 t.test('missing, empty and truncated files are MODEL_INVALID (a truncated one would abort)', async (t) => {
   const dir = t.testdir()
-  const real = await readFile(sharedVadModel)
+  const real = await readFile(vadModelPath)
   await writeFile(path.join(dir, 'empty.onnx'), '')
   await writeFile(path.join(dir, 'cut.onnx'), real.subarray(0, real.length / 2))
   for (const [name, message] of [
@@ -82,7 +82,7 @@ t.test('an unknown but working Silero file passes the trial load', async (t) => 
   ])
   await writeFile(
     file,
-    Buffer.concat([await readFile(sharedVadModel), Buffer.from([0x72, entry.length]), entry]),
+    Buffer.concat([await readFile(vadModelPath), Buffer.from([0x72, entry.length]), entry]),
   )
   await verifyVadModel({ file, catalogId: null })
 })

@@ -10,7 +10,7 @@ import {
   type VadConfig,
   VadSegmenter,
 } from '../../../kernel/vad/index.ts'
-import { readWav, sharedAudio, sharedVadModel } from '../../engines/sherpa-onnx/fixtures.ts'
+import { audioFixturesDir, readWav, vadModelPath } from '../../engines/sherpa-onnx/fixtures.ts'
 
 const SR = 16000
 const config: VadConfig = {
@@ -21,9 +21,9 @@ const config: VadConfig = {
   minSpeechSeconds: 0.25,
   maxSegmentSeconds: null,
 }
-const segmenter = await VadSegmenter.open(config, { modelsDir: t.testdir(), fallbackModel: sharedVadModel })
+const segmenter = await VadSegmenter.open(config, { modelsDir: t.testdir(), fallbackModel: vadModelPath })
 t.teardown(() => segmenter.close())
-const long = await readWav(path.join(sharedAudio, 'extra/silero-vad-test-en-60s.wav'))
+const long = await readWav(path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav'))
 
 async function collect(pieces: AsyncIterable<SpeechPiece>): Promise<SpeechPiece[]> {
   const out: SpeechPiece[] = []
@@ -113,7 +113,7 @@ t.test('digital silence and low noise give no pieces', async (t) => {
 })
 
 t.test('speech surrounded by silence is found where it is', async (t) => {
-  const jfk = await readWav(path.join(sharedAudio, 'jfk.wav'))
+  const jfk = await readWav(path.join(audioFixturesDir, 'jfk.wav'))
   const padded = new Float32Array(SR * 5 + jfk.length + SR * 5)
   padded.set(jfk, SR * 5)
   const pieces = await collect(segmenter.segment(padded, { maxSegmentSeconds: 30 }))
@@ -140,7 +140,7 @@ t.test('the piece limit: config, else the engine, never above the engine', async
 })
 
 t.test('a 30-minute stream goes through in memory that does not grow with length', async (t) => {
-  const clips = [long, await readWav(path.join(sharedAudio, 'jfk.wav'))]
+  const clips = [long, await readWav(path.join(audioFixturesDir, 'jfk.wav'))]
   const total = SR * 60 * 30
   async function* thirtyMinutes(): AsyncGenerator<Float32Array> {
     let sent = 0
@@ -184,7 +184,7 @@ t.test('a 30-minute stream goes through in memory that does not grow with length
 })
 
 t.test('a closed segmenter refuses work', async (t) => {
-  const other = await VadSegmenter.open(config, { modelsDir: t.testdir(), fallbackModel: sharedVadModel })
+  const other = await VadSegmenter.open(config, { modelsDir: t.testdir(), fallbackModel: vadModelPath })
   other.close()
   await t.rejects(collect(other.segment(long, { maxSegmentSeconds: 10 })), { code: 'INTERNAL' })
 })

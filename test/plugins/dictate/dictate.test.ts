@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { build, injectJson } from '../../helpers/build.ts'
-import { encodeWav, sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir, encodeWav } from '../../helpers/wav.ts'
 
-const JFK = path.join(sharedAudioDir, 'jfk.wav')
+const JFK = path.join(audioFixturesDir, 'jfk.wav')
 
 t.test(
   'dictation without a provider: the entry has every field, finalText = rawText, and is stored',

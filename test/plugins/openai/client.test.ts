@@ -7,7 +7,7 @@ import { createReadStream, existsSync } from 'node:fs'
 import path from 'node:path'
 import OpenAI from 'openai'
 import t, { type Test } from 'tap'
-import { referenceClips, sharedAudioDir } from '../../engines/pocketsphinx/clips.ts'
+import { audioFixturesDir, referenceClips } from '../../engines/pocketsphinx/clips.ts'
 import { build } from '../../helpers/build.ts'
 import { listen } from '../../helpers/http.ts'
 import { corpusWordErrorRate, normaliseWords, wordErrorRate } from '../../helpers/wer.ts'
@@ -15,7 +15,7 @@ import { parseSrt, parseVtt } from './subtitle-parse.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
-const JFK = path.join(sharedAudioDir, 'jfk.wav')
+const JFK = path.join(audioFixturesDir, 'jfk.wav')
 
 async function dictumClient(t: Test, overrides = {}) {
   const app = await build(t, { speech: { engine: 'pocketsphinx' }, ...overrides })
@@ -89,7 +89,7 @@ t.test('subtitles of a long recording: several cues whose times increase', { ski
   const { client } = await dictumClient(t)
   const srt = String(
     await client().audio.transcriptions.create({
-      file: createReadStream(path.join(sharedAudioDir, 'extra/silero-vad-test-en-60s.wav')),
+      file: createReadStream(path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav')),
       model: 'whisper-1',
       response_format: 'srt',
     }),
@@ -105,7 +105,7 @@ t.test('subtitles of a long recording: several cues whose times increase', { ski
   const vtt = parseVtt(
     String(
       await client().audio.transcriptions.create({
-        file: createReadStream(path.join(sharedAudioDir, 'extra/silero-vad-test-en-60s.wav')),
+        file: createReadStream(path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav')),
         model: 'whisper-1',
         response_format: 'vtt',
       }),

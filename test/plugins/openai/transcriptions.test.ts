@@ -9,10 +9,10 @@ import path from 'node:path'
 import t from 'tap'
 import { build, injectJson } from '../../helpers/build.ts'
 import { listen } from '../../helpers/http.ts'
-import { sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir } from '../../helpers/wav.ts'
 import { parseSrt, parseVtt } from './subtitle-parse.ts'
 
-const GO = readFileSync(path.join(sharedAudioDir, 'goforward.wav'))
+const GO = readFileSync(path.join(audioFixturesDir, 'goforward.wav'))
 /** Frames of a 16-bit mono WAV, from its data chunk. */
 function wavFrames(data: Buffer): number {
   for (let at = 12; at + 8 <= data.length; ) {

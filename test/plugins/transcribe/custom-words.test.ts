@@ -11,7 +11,7 @@ import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import type { RunnerFactory } from '../../../kernel/registry.ts'
 import { fixtureModels, fixtureModelsDir } from '../../engines/sherpa-onnx/fixtures.ts'
 import { build, injectJson, tempDir } from '../../helpers/build.ts'
-import { sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir } from '../../helpers/wav.ts'
 
 interface Seen {
   engine: string
@@ -41,7 +41,7 @@ function recordingFactory(seen: Seen[]): RunnerFactory {
   }
 }
 
-const JFK = path.join(sharedAudioDir, 'jfk.wav')
+const JFK = path.join(audioFixturesDir, 'jfk.wav')
 
 t.test('custom words and aliases become hotwords of a transducer, per request', async (t) => {
   const fixtures = await fixtureModels()

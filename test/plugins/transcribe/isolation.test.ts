@@ -2,10 +2,10 @@ import path from 'node:path'
 import t from 'tap'
 import { build, FIXTURES } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
-import { sharedAudioDir } from '../../helpers/wav.ts'
+import { audioFixturesDir } from '../../helpers/wav.ts'
 
 const ENGINES = path.join(FIXTURES, 'engines')
-const JFK = path.join(sharedAudioDir, 'jfk.wav')
+const JFK = path.join(audioFixturesDir, 'jfk.wav')
 const transcribe = (port: number, prompt?: string) =>
   rawRequest({
     port,

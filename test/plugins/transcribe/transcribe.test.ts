@@ -5,13 +5,13 @@ import path from 'node:path'
 import t from 'tap'
 import { build, injectJson, tempDir } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
-import { encodeWav, sharedAudioDir, tone } from '../../helpers/wav.ts'
+import { audioFixturesDir, encodeWav, tone } from '../../helpers/wav.ts'
 
-const JFK = path.join(sharedAudioDir, 'jfk.wav')
-const JFK_MP3 = path.join(sharedAudioDir, 'original-formats/jfk.mp3')
-const FLAC = path.join(sharedAudioDir, 'original-formats/librispeech-1089-134686-0001.flac')
-const FLAC_WAV = path.join(sharedAudioDir, 'librispeech-1089-134686-0001.wav')
-const SPEECH_60S = path.join(sharedAudioDir, 'extra/silero-vad-test-en-60s.wav')
+const JFK = path.join(audioFixturesDir, 'jfk.wav')
+const JFK_MP3 = path.join(audioFixturesDir, 'original-formats/jfk.mp3')
+const FLAC = path.join(audioFixturesDir, 'original-formats/librispeech-1089-134686-0001.flac')
+const FLAC_WAV = path.join(audioFixturesDir, 'librispeech-1089-134686-0001.wav')
+const SPEECH_60S = path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav')
 /** Frames of a 16-bit mono WAV, from its data chunk. */
 function wavFrames(file: string): number {
   const data = readFileSync(file)
@@ -94,7 +94,7 @@ t.test('generated WAV variants: 8/24-bit, float, stereo, 44.1 and 48 kHz', async
   }
 })
 
-t.test('every error message of the spec and DECISIONS.md', async (t) => {
+t.test('every error message of the spec and docs/api-decisions.md', async (t) => {
   const app = await build(t)
   const expect = async (
     payload: unknown,
@@ -116,7 +116,7 @@ t.test('every error message of the spec and DECISIONS.md', async (t) => {
   await expect(Buffer.alloc(0), 400, 'Missing audio body.')
   await expect({ path: 'relative/file.wav' }, 400, /^Audio path must be absolute: relative\/file\.wav\.$/)
   await expect({ path: '/no/such/file.wav' }, 400, /^Audio file not found: \/no\/such\/file\.wav\.$/)
-  await expect({ path: sharedAudioDir }, 400, /^Audio file is not readable: /)
+  await expect({ path: audioFixturesDir }, 400, /^Audio file is not readable: /)
   await expect(Buffer.from('RIFF....WAVEjunk'), 400, /^Could not decode audio: /)
   await expect(
     { audioBase64: Buffer.from('certainly not audio').toString('base64'), filename: 'a.mp3' },

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { describeHttpFailure, redact, safeUrl, vendorMessage } from '../../../providers/shared/failure.ts'
+import { describeHttpFailure, redact, safeUrl, vendorMessage } from '../../../providers/common/failure.ts'
 
 const base = { provider: 'demo', url: 'https://api.example.com/v1/chat?key=abc', headers: new Headers() }
 
