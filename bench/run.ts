@@ -11,6 +11,7 @@ import { benchRemote } from './remote.ts'
 import { benchRules } from './rules.ts'
 import { benchSherpa } from './sherpa.ts'
 import { benchSherpaHttp } from './sherpa-http.ts'
+import { benchStartup } from './startup.ts'
 import { benchHealthUnderLoad, benchHttpVsDirect } from './transcription.ts'
 
 type Section = () => Promise<Record<string, number | string>>
@@ -28,6 +29,7 @@ const sections: Record<string, Section> = {
   remote: () => benchRemote(),
   cli: () => benchCli(),
   'custom-words': () => benchCustomWords(),
+  startup: () => benchStartup(),
 }
 
 async function main(): Promise<void> {

@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// dictum's command line. The sources are TypeScript, run through tsx's loader (no build step).
-import { register } from 'tsx/esm/api'
+// dictum's command line. An installed package runs its compiled JavaScript (dist/), with no TypeScript
+// loader. A git checkout has the TypeScript sources next to this file and runs them through tsx (a dev
+// dependency), so that what runs is always the code as it is, never a stale build.
+import { existsSync } from 'node:fs'
 
-register()
-const { main } = await import('../kernel/cli/index.ts')
+const sources = new URL('../kernel/cli/index.ts', import.meta.url)
+let main
+if (existsSync(sources)) {
+  const { register } = await import('tsx/esm/api')
+  register()
+  ;({ main } = await import(sources.href))
+} else {
+  ;({ main } = await import('../dist/kernel/cli/index.js'))
+}
 const code = await main(process.argv.slice(2))
 if (code >= 0) process.exitCode = code

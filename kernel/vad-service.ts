@@ -6,23 +6,15 @@
  */
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
+import { PACKAGE_ROOT } from './package-root.ts'
 import { VadSegmenter } from './vad/index.ts'
 
-/**
- * The Silero VAD v5 model dictum ships (MIT, `assets/silero-vad/`), found from this module's folder upwards
- * so that it is found from the sources and from the compiled `dist/` alike.
- */
+/** The Silero VAD model dictum ships (MIT, `assets/silero-vad/`), when the package has it. */
 export function bundledVadModel(): string | undefined {
-  let dir = path.dirname(fileURLToPath(import.meta.url))
-  for (let up = 0; up < 4; up++) {
-    const file = path.join(dir, 'assets/silero-vad/silero_vad.onnx')
-    if (existsSync(file)) return file
-    dir = path.dirname(dir)
-  }
-  return undefined
+  const file = path.join(PACKAGE_ROOT, 'assets/silero-vad/silero_vad.onnx')
+  return existsSync(file) ? file : undefined
 }
 
 export class VadService {

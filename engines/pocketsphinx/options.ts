@@ -5,7 +5,8 @@ import { type Static, Type } from '@sinclair/typebox'
 /** Where Debian's `pocketsphinx-en-us` package puts the US English model. */
 export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us'
 
-const PathString = Type.String({ minLength: 1 })
+/** A non-empty path, with its description. */
+const PathString = (description: string) => Type.String({ minLength: 1, description })
 
 export const PocketsphinxOptionsSchema = Type.Object(
   {
@@ -14,12 +15,9 @@ export const PocketsphinxOptionsSchema = Type.Object(
       default: DEFAULT_MODEL_DIR,
       description: 'Model folder (relative paths are inside the models directory).',
     }),
-    hmm: Type.Optional({ ...PathString, description: 'Acoustic model folder; default `<modelDir>/en-us`.' }),
-    lm: Type.Optional({ ...PathString, description: 'Language model; default `<modelDir>/en-us.lm.bin`.' }),
-    dict: Type.Optional({
-      ...PathString,
-      description: 'Pronunciation dictionary; default `<modelDir>/cmudict-en-us.dict`.',
-    }),
+    hmm: Type.Optional(PathString('Acoustic model folder; default `<modelDir>/en-us`.')),
+    lm: Type.Optional(PathString('Language model; default `<modelDir>/en-us.lm.bin`.')),
+    dict: Type.Optional(PathString('Pronunciation dictionary; default `<modelDir>/cmudict-en-us.dict`.')),
     language: Type.String({
       minLength: 2,
       default: 'en',
@@ -42,11 +40,11 @@ export const PocketsphinxOptionsSchema = Type.Object(
       description:
         "Let noise removal, silence removal and live cepstral mean normalisation carry what they learned from one request to the next (pocketsphinx's live-mode defaults). Off by default, so the same audio always gives the same text whatever was decoded before.",
     }),
-    libraryDir: Type.Optional({
-      ...PathString,
-      description:
+    libraryDir: Type.Optional(
+      PathString(
         'Folder holding libpocketsphinx.so.3 and libsphinxbase.so.3; default: the system library folders.',
-    }),
+      ),
+    ),
   },
   { additionalProperties: false },
 )

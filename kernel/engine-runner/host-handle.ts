@@ -39,7 +39,10 @@ interface Pending {
 
 export type HostStatus = 'loading' | 'idle' | 'busy' | 'dead'
 
-const hostFile = fileURLToPath(new URL('./host.ts', import.meta.url))
+// The host next to this module: host.ts from the sources, host.js in the compiled package.
+const hostFile = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? './host.ts' : './host.js', import.meta.url),
+)
 const closeGraceMs = 2000
 
 /**

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
-import openai from '../../providers/openai-compatible/index.ts'
 import { DEFAULT_PROMPT } from '../../providers/common/prompt.ts'
-import { runProviderContract } from '../contract/provider-suite.ts'
+import openai from '../../providers/openai-compatible/index.ts'
+import { runProviderContract } from '../../sdk/testing/provider-suite.ts'
 import { openAiError, openAiReply, startOpenAiServer } from '../helpers/vendor-servers/openai.ts'
 import { deadUrl, failure, makeProvider, run } from '../helpers/vendor-servers/provider-harness.ts'
 

@@ -1,7 +1,7 @@
 import { Value } from '@sinclair/typebox/value'
 import t, { type Test } from 'tap'
 import rules from '../../providers/rules/index.ts'
-import { runProviderContract } from '../contract/provider-suite.ts'
+import { runProviderContract } from '../../sdk/testing/provider-suite.ts'
 import { failure, makeProvider, run } from '../helpers/vendor-servers/provider-harness.ts'
 
 await runProviderContract(t, {

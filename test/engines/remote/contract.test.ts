@@ -6,7 +6,7 @@ import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import remote from '../../../engines/remote/index.ts'
 import { type RemoteOptions, resolveApiKey } from '../../../engines/remote/options.ts'
-import { runEngineContract } from '../../contract/engine-suite.ts'
+import { runEngineContract } from '../../../sdk/testing/engine-suite.ts'
 import { startTranscriptionServer, verboseReply } from './transcription-server.ts'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }

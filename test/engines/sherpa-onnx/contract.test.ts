@@ -2,7 +2,7 @@
 import path from 'node:path'
 import t from 'tap'
 import engine from '../../../engines/sherpa-onnx/index.ts'
-import { runEngineContract } from '../../contract/engine-suite.ts'
+import { runEngineContract } from '../../../sdk/testing/engine-suite.ts'
 import { audioFixturesDir, fixtureModels, readWav } from './fixtures.ts'
 
 const fixtures = await fixtureModels()

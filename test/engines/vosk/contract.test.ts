@@ -10,7 +10,7 @@ import t from 'tap'
 import vosk from '../../../engines/vosk/index.ts'
 import type { VoskEngine } from '../../../engines/vosk/instance.ts'
 import type { VoskOptions } from '../../../engines/vosk/options.ts'
-import { runEngineContract } from '../../contract/engine-suite.ts'
+import { runEngineContract } from '../../../sdk/testing/engine-suite.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
 import { audioFixturesDir, readClip, referenceClips } from '../pocketsphinx/clips.ts'
 

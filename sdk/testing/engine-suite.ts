@@ -3,10 +3,11 @@
  * well formed, the options schema accepts the options, an instance loads idempotently, transcribes real
  * samples and empty audio into well-formed, structured-cloneable results, and closes twice.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Kind, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { Test } from 'tap'
 import type {
   EngineCapabilities,
   EngineDefinition,
@@ -14,6 +15,7 @@ import type {
   EngineTranscribeResult,
   PluginLogger,
 } from '../../kernel/contracts/engine.ts'
+import type { ConformanceTest as Test } from './conformance-test.ts'
 
 export interface EngineContractCase<S extends TSchema> {
   definition: EngineDefinition<S>
@@ -30,16 +32,17 @@ const silentLogger: PluginLogger = { debug() {}, info() {}, warn() {}, error() {
 
 export async function runEngineContract<S extends TSchema>(t: Test, c: EngineContractCase<S>): Promise<void> {
   // One parent test: awaits between the checks must not let tap end the caller's test early.
-  await t.test(`${c.definition.id}: engine contract`, (t) => contract(t, c))
+  await t.test(`${c.definition.id}: engine contract`, (t: Test) => contract(t, c))
 }
 
 async function contract<S extends TSchema>(t: Test, c: EngineContractCase<S>): Promise<void> {
   const { definition } = c
   const options = resolveOptions(t, definition.optionsSchema, c.options) as Static<S>
-  const dataDir = t.testdir()
+  const dataDir = mkdtempSync(path.join(tmpdir(), `dictum-contract-${definition.id}-`))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const context = { options, dataDir, modelsDir: path.join(dataDir, 'models'), logger: silentLogger }
 
-  await t.test(`${definition.id}: definition`, async (t) => {
+  await t.test(`${definition.id}: definition`, async (t: Test) => {
     t.match(definition.id, /^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'id is lower-case letters, digits and dashes')
     const name =
       typeof definition.displayName === 'function' ? definition.displayName(options) : definition.displayName
@@ -65,18 +68,21 @@ async function contract<S extends TSchema>(t: Test, c: EngineContractCase<S>): P
     return
   }
 
-  await t.test(`${definition.id}: load is idempotent, transcribe returns a well-formed result`, async (t) => {
-    const instance = await create(t, definition, context)
-    await Promise.all([instance.load(), instance.load()])
-    await instance.load()
-    const result = await instance.transcribe({ samples: c.samples, customWords: [] })
-    checkResult(t, result, c.samples.length / SAMPLE_RATE)
-    if (c.expectText !== undefined) t.match(result.text, c.expectText, 'the transcript is the expected one')
-    const again = await instance.transcribe({ samples: c.samples, customWords: [] })
-    t.equal(again.text, result.text, 'a loaded instance gives the same text twice')
-  })
+  await t.test(
+    `${definition.id}: load is idempotent, transcribe returns a well-formed result`,
+    async (t: Test) => {
+      const instance = await create(t, definition, context)
+      await Promise.all([instance.load(), instance.load()])
+      await instance.load()
+      const result = await instance.transcribe({ samples: c.samples, customWords: [] })
+      checkResult(t, result, c.samples.length / SAMPLE_RATE)
+      if (c.expectText !== undefined) t.match(result.text, c.expectText, 'the transcript is the expected one')
+      const again = await instance.transcribe({ samples: c.samples, customWords: [] })
+      t.equal(again.text, result.text, 'a loaded instance gives the same text twice')
+    },
+  )
 
-  await t.test(`${definition.id}: empty audio`, async (t) => {
+  await t.test(`${definition.id}: empty audio`, async (t: Test) => {
     const instance = await create(t, definition, context)
     await instance.load()
     const result = await instance.transcribe({ samples: new Float32Array(0), customWords: [] })
@@ -84,7 +90,7 @@ async function contract<S extends TSchema>(t: Test, c: EngineContractCase<S>): P
     t.equal(result.text.trim(), '', 'no audio, no words')
   })
 
-  await t.test(`${definition.id}: close twice`, async (t) => {
+  await t.test(`${definition.id}: close twice`, async (t: Test) => {
     const unused = await definition.create(context)
     await unused.close()
     await unused.close()

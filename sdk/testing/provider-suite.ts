@@ -3,11 +3,12 @@
  * definition is well formed, the options schema accepts the given options, an instance processes text,
  * honours an aborted signal, and closes twice without complaint.
  */
+
+import os from 'node:os'
 import { Kind } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { Test } from 'tap'
-import type { ProviderDefinition } from '../../kernel/contracts/provider.ts'
-import { createInstance, failure, resolveOptions } from '../helpers/vendor-servers/provider-harness.ts'
+import type { ProviderDefinition, ProviderInstance } from '../../kernel/contracts/provider.ts'
+import type { ConformanceTest as Test } from './conformance-test.ts'
 
 export interface ProviderContractCase {
   definition: ProviderDefinition
@@ -31,7 +32,7 @@ export async function runProviderContract(t: Test, contract: ProviderContractCas
   const text = contract.text ?? DEFAULT_TEXT
   const options = resolve(t, definition, contract.options)
 
-  await t.test(`${definition.id}: definition`, async (t) => {
+  await t.test(`${definition.id}: definition`, async (t: Test) => {
     t.match(definition.id, /^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'id is lower-case letters, digits and dashes')
     t.ok(definition.displayName.trim(), 'has a display name')
     t.ok(Kind in definition.optionsSchema, 'optionsSchema is a TypeBox schema')
@@ -46,7 +47,7 @@ export async function runProviderContract(t: Test, contract: ProviderContractCas
       t.ok(definition.defaultModel(options as never).trim(), 'defaultModel names one')
   })
 
-  await t.test(`${definition.id}: process`, async (t) => {
+  await t.test(`${definition.id}: process`, async (t: Test) => {
     const instance = await createInstance(t, definition, options)
     await instance.load?.()
     const result = await instance.process({ text }, new AbortController().signal)
@@ -58,7 +59,7 @@ export async function runProviderContract(t: Test, contract: ProviderContractCas
       t.match(result.text, contract.expectText, 'returns the expected text')
   })
 
-  await t.test(`${definition.id}: an aborted signal rejects`, async (t) => {
+  await t.test(`${definition.id}: an aborted signal rejects`, async (t: Test) => {
     const instance = await createInstance(t, definition, options)
     const controller = new AbortController()
     controller.abort()
@@ -69,7 +70,7 @@ export async function runProviderContract(t: Test, contract: ProviderContractCas
 
   if (contract.hangingOptions) {
     const hanging = resolve(t, definition, contract.hangingOptions)
-    await t.test(`${definition.id}: aborting mid-request rejects`, async (t) => {
+    await t.test(`${definition.id}: aborting mid-request rejects`, async (t: Test) => {
       const instance = await createInstance(t, definition, hanging)
       const controller = new AbortController()
       const pending = failure(t, instance.process({ text }, controller.signal))
@@ -80,7 +81,7 @@ export async function runProviderContract(t: Test, contract: ProviderContractCas
     })
   }
 
-  await t.test(`${definition.id}: close twice`, async (t) => {
+  await t.test(`${definition.id}: close twice`, async (t: Test) => {
     const instance = await createInstance(t, definition, options)
     await instance.close?.()
     await instance.close?.()
@@ -105,4 +106,39 @@ function assertNoSecrets(
     if (typeof secret === 'string')
       t.notOk(error.message.includes(secret), `the message does not contain ${key}`)
   }
+}
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+
+/** Applies the schema's defaults to config-style options, as the kernel does, and lists what is invalid. */
+export function resolveOptions(
+  definition: ProviderDefinition,
+  raw: Record<string, unknown>,
+): { value: unknown; problems: string[] } {
+  const value = Value.Default(definition.optionsSchema, structuredClone(raw))
+  const problems = [...Value.Errors(definition.optionsSchema, value)].map((e) => `${e.path}: ${e.message}`)
+  return { value, problems }
+}
+
+/** Creates an instance from resolved options; it is closed when the test ends. */
+export async function createInstance(
+  t: Pick<Test, 'teardown'>,
+  definition: ProviderDefinition,
+  options: unknown,
+): Promise<ProviderInstance> {
+  const instance = await definition.create({ options: options as never, dataDir: os.tmpdir(), logger: quiet })
+  t.teardown(() => instance.close?.())
+  return instance
+}
+
+/** The Error a promise rejects with; fails the test when it resolves. */
+export async function failure(t: Pick<Test, 'fail' | 'ok'>, work: Promise<unknown>): Promise<Error> {
+  try {
+    const value = await work
+    t.fail(`expected a rejection, got ${JSON.stringify(value)}`)
+  } catch (err) {
+    t.ok(err instanceof Error, 'rejects with an Error')
+    return err as Error
+  }
+  return new Error('resolved')
 }

@@ -1,0 +1,100 @@
+/**
+ * Section `startup`: how fast the installed package starts, against `node -e 0` in the same run. The
+ * package is packed (`npm pack`, which builds dist/) and unpacked into a temporary folder whose
+ * node_modules is this checkout's, so it runs the compiled JavaScript exactly as an installed dictum does
+ * (no sources beside bin/, no TypeScript loader). Measured: `dictum --version`, and the time from spawning
+ * `dictum serve` until it answers `GET /v1/health`. Rounds alternate the commands.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { median, round } from './lib/load.ts'
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+const ROUNDS = 10
+
+export async function benchStartup(): Promise<Record<string, number | string>> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-startup-'))
+  try {
+    const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT })
+      .toString()
+      .trim()
+      .split('\n')
+      .at(-1) as string
+    execFileSync('tar', ['xzf', path.join(dir, tarball), '-C', dir])
+    const pkg = path.join(dir, 'package')
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir')
+    const bin = path.join(pkg, 'bin/dictum.js')
+    const node: number[] = []
+    const version: number[] = []
+    const serve: number[] = []
+    for (let i = 0; i < ROUNDS; i++) {
+      node.push(await timed(process.execPath, ['-e', '0']))
+      version.push(await timed(process.execPath, [bin, '--version']))
+      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`)))
+    }
+    const nodeMs = median(node)
+    return {
+      'node -e 0 ms, median': round(nodeMs, 1),
+      'dictum --version ms, median': round(median(version), 1),
+      'dictum --version / node -e 0 (target <= 2.5)': round(median(version) / nodeMs, 2),
+      'dictum serve until /v1/health answers ms, median': round(median(serve), 0),
+      'dictum serve ready / node -e 0': round(median(serve) / nodeMs, 1),
+      rounds: ROUNDS,
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Milliseconds from spawn to exit (status 0 required). */
+function timed(command: string, args: string[]): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'ignore' })
+    child.once('error', reject)
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`${args.join(' ')}: exit ${code}`)),
+    )
+  })
+}
+
+/** Milliseconds from spawning `dictum serve` until /v1/health answers 200; the server is then stopped. */
+async function untilHealthy(bin: string, dataDir: string): Promise<number> {
+  const port = await freePort()
+  const started = performance.now()
+  const child = spawn(process.execPath, [bin, 'serve', '--port', String(port), '--data-dir', dataDir], {
+    stdio: 'ignore',
+    // No config file: the built-in defaults, with this data folder.
+    env: { ...process.env, XDG_CONFIG_HOME: dataDir },
+  })
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`dictum serve exited with ${child.exitCode}`)
+      const ok = await fetch(`http://127.0.0.1:${port}/v1/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+      if (ok) return performance.now() - started
+      if (performance.now() - started > 60_000) throw new Error('dictum serve did not answer within 60 s')
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  } finally {
+    child.kill('SIGTERM')
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
