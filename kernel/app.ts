@@ -27,6 +27,7 @@ import { errorBody, errors } from './errors.ts'
 import { errorHandler } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
 import { RoutesTable } from './http/routes-table.ts'
+import { logDestination } from './log-destination.ts'
 import type { ModelManager } from './models/manager.ts'
 import { checkPluginConfig } from './plugin-options.ts'
 import type { RunnerFactory } from './registry.ts'
@@ -134,6 +135,7 @@ function loggerOption(
     logger: {
       level: config.log.level,
       redact: { paths: ['req.headers.authorization', '*.apiKey', '*.token'], censor: '***' },
+      stream: logDestination(),
       ...base,
     },
   }
