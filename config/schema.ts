@@ -153,6 +153,11 @@ export const LogSchema = Type.Object(
 
 export const ConfigSchema = Type.Object(
   {
+    $schema: Type.Optional(
+      Type.String({
+        description: "The JSON Schema of this file, for editors (dictum's config.schema.json).",
+      }),
+    ),
     api: ApiSchema,
     dataDir: Type.String({ minLength: 1, description: 'Holds the database and downloaded models.' }),
     speech: SpeechSchema,

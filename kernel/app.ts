@@ -19,6 +19,7 @@ import { enginesRoutes } from '../plugins/engines/index.ts'
 import { healthRoutes } from '../plugins/health/index.ts'
 import { historyRoutes } from '../plugins/history/index.ts'
 import { openaiRoutes } from '../plugins/openai/index.ts'
+import { openapi } from '../plugins/openapi/index.ts'
 import { postprocessRoutes } from '../plugins/postprocess/index.ts'
 import { transcribeRoutes } from '../plugins/transcribe/index.ts'
 import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
@@ -111,6 +112,7 @@ export async function buildApp(
   app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
+  await app.register(openapi)
   await app.register(healthRoutes, { prefix: '/v1' })
   await app.register(dictionaryRoutes, { prefix: '/v1/dictionary' })
   await app.register(historyRoutes, { prefix: '/v1' })

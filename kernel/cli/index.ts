@@ -52,11 +52,20 @@ const serve: CommandRunner = async (args, io) => {
 }
 
 const config: CommandRunner = async (args, io) => {
-  const { values } = parseArgs({ args, options: GLOBAL_OPTIONS, allowPositionals: false })
+  const { values } = parseArgs({
+    args,
+    options: { ...GLOBAL_OPTIONS, schema: { type: 'boolean' } },
+    allowPositionals: false,
+  })
   if (values.help) {
     io.stdout.write(
-      'Usage: dictum config [--config FILE]\n\nPrints the effective config as JSON, secrets masked.\n',
+      'Usage: dictum config [--config FILE] [--schema]\n\nPrints the effective config as JSON, secrets masked.\n--schema prints the JSON Schema of the config file instead (for editors: "$schema" in the file).\n',
     )
+    return EXIT.ok
+  }
+  if (values.schema) {
+    const { configJsonSchema } = await import('../../config/json-schema.ts')
+    io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`)
     return EXIT.ok
   }
   const [{ loadConfig }, { maskSecrets }] = await Promise.all([

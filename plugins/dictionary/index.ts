@@ -7,8 +7,9 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   const replacements = { schema: { response: { 200: ReplacementListSchema } } }
   const words = { schema: { response: { 200: CustomWordListSchema } } }
 
-  // GET bodies are pre-serialised (see DictionaryService.listJson); the POST schemas describe the same shape.
-  app.get('/replacements', async (_request, reply) =>
+  // GET bodies are pre-serialised strings (see DictionaryService.listJson), which Fastify sends as they are:
+  // the schemas document them, as they do the POST replies.
+  app.get('/replacements', replacements, async (_request, reply) =>
     reply
       .type('application/json; charset=utf-8')
 
@@ -19,7 +20,7 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
     { ...replacements, config: { jsonError: 'INVALID_REPLACEMENTS_JSON' } },
     async (request) => dictionary.writeReplacements(request.body),
   )
-  app.get('/custom-words', async (_request, reply) =>
+  app.get('/custom-words', words, async (_request, reply) =>
     reply
       .type('application/json; charset=utf-8')
 
