@@ -23,7 +23,7 @@ export const dictateRoutes = routePlugin('dictate', async (app) => {
       config: { jsonError: 'INVALID_AUDIO_JSON' },
     },
     async (request, reply) => {
-      const { source, fields } = audioFromRequest(request)
+      const { source, fields } = await audioFromRequest(request)
       const result = await dictation.dictate(source, {
         appName: fieldOrHeader(request, fields, 'appName', 'x-app-name'),
         windowTitle: fieldOrHeader(request, fields, 'windowTitle', 'x-window-title'),

@@ -14,7 +14,7 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
       config: { jsonError: 'INVALID_AUDIO_JSON' },
     },
     async (request, reply) => {
-      const { source, fields } = audioFromRequest(request)
+      const { source, fields } = await audioFromRequest(request)
       const transcript = await transcription.transcribe(source, {
         signal: clientGoneSignal(reply),
         ...stringFields(fields, ['language', 'prompt']),

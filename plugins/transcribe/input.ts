@@ -2,6 +2,8 @@
  * The three input modes of POST /v1/transcribe (spec 4.5), also used by /v1/dictate: JSON `path`, JSON
  * `audioBase64` (+ `filename`), or the raw audio bytes with `X-Filename` / `Content-Type` as hints.
  * docs/api-decisions.md: a non-empty `path` wins, else `audioBase64` (invalid base64 counts as missing).
+ * A multipart form (what `curl -F file=@note.wav` sends, as whisper.cpp's server takes it) is read too: its
+ * `file` part is the audio, its other fields count as JSON fields.
  */
 import type { FastifyRequest } from 'fastify'
 import type { AudioSource } from '../../kernel/audio/index.ts'
@@ -30,11 +32,14 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return first && first.trim() !== '' ? first.trim() : undefined
 }
 
-export function audioFromRequest(request: FastifyRequest): AudioRequest {
+export async function audioFromRequest(request: FastifyRequest): Promise<AudioRequest> {
   const body = request.body
+  const contentType = header(request, 'content-type')
+  if (Buffer.isBuffer(body) && contentType && /^multipart\/form-data\b/i.test(contentType)) {
+    return audioFromForm(body, contentType)
+  }
   if (Buffer.isBuffer(body)) {
     if (body.length === 0) throw errors.MISSING_AUDIO_BODY()
-    const contentType = header(request, 'content-type')
     return {
       source: {
         kind: 'bytes',
@@ -56,6 +61,31 @@ export function audioFromRequest(request: FastifyRequest): AudioRequest {
   const filename =
     typeof fields.filename === 'string' && fields.filename.trim() !== '' ? fields.filename : DEFAULT_FILENAME
   return { source: { kind: 'bytes', data, filename }, fields }
+}
+
+/** The `file` part of a multipart form (within the audio body limit already) and its string fields. */
+async function audioFromForm(body: Buffer, contentType: string): Promise<AudioRequest> {
+  let form: FormData
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData()
+  } catch {
+    throw errors.INVALID_REQUEST('the multipart form could not be read.')
+  }
+  const file = form.get('file')
+  if (!(file instanceof Blob)) {
+    throw errors.INVALID_REQUEST(
+      'the form has no "file" part: send the audio as -F file=@audio.wav (OpenAI clients: POST /v1/audio/transcriptions).',
+    )
+  }
+  const data = Buffer.from(await file.arrayBuffer())
+  if (data.length === 0) throw errors.MISSING_AUDIO_BODY()
+  const fields: Record<string, unknown> = {}
+  for (const [name, value] of form) if (typeof value === 'string' && !(name in fields)) fields[name] = value
+  const filename = file instanceof File && file.name ? file.name : DEFAULT_FILENAME
+  return {
+    source: { kind: 'bytes', data, filename, ...(file.type ? { contentType: file.type } : {}) },
+    fields,
+  }
 }
 
 /** A string field from the JSON body, else a header (for raw-audio requests). */
