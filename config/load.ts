@@ -69,19 +69,41 @@ export function readConfigFile(file: string, explicit: boolean): Record<string, 
   return parsed as Record<string, unknown>
 }
 
-/** Validates a raw config object (defaults applied) and returns it frozen, or throws with every problem. */
-export function resolveConfig(raw: Record<string, unknown>, problems: string[] = []): Readonly<DictumConfig> {
+/** A config with defaults applied and every problem found, before anything is thrown. */
+export interface DraftConfig {
+  value: Record<string, unknown>
+  problems: string[]
+  file: string | null
+}
+
+/** Applies the defaults to a raw config object and lists every invalid key (`path: message`). */
+export function validateConfig(raw: Record<string, unknown>, problems: string[] = []): DraftConfig['value'] {
   const withDefaults = Value.Default(ConfigSchema, structuredClone(raw)) as Record<string, unknown>
   for (const error of Value.Errors(ConfigSchema, withDefaults)) {
     const where = error.path === '' ? '(top level)' : error.path.slice(1).replaceAll('/', '.')
     problems.push(`${where}: ${error.message}`)
   }
-  if (problems.length > 0) throw errors.CONFIG_INVALID(problems.map((p) => `  - ${p}`).join('\n'))
-  return deepFreeze(withDefaults as DictumConfig)
+  return withDefaults
 }
 
-/** Loads the config from file, env and flags. Throws CONFIG_UNREADABLE or CONFIG_INVALID. */
-export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+/** The one error for every problem of a config (core keys and plugin options alike). */
+export function configInvalid(problems: readonly string[]): Error {
+  return errors.CONFIG_INVALID(problems.map((p) => `  - ${p}`).join('\n'))
+}
+
+/** Validates a raw config object (defaults applied) and returns it frozen, or throws with every problem. */
+export function resolveConfig(raw: Record<string, unknown>, problems: string[] = []): Readonly<DictumConfig> {
+  const value = validateConfig(raw, problems)
+  if (problems.length > 0) throw configInvalid(problems)
+  return freezeConfig(value)
+}
+
+export function freezeConfig(value: Record<string, unknown>): Readonly<DictumConfig> {
+  return deepFreeze(value as DictumConfig)
+}
+
+/** Reads file, env and flags into a draft: throws CONFIG_UNREADABLE, but returns invalid keys as problems. */
+export function draftConfig(options: LoadOptions = {}): DraftConfig {
   const flags = options.flags ?? {}
   const env = options.env ?? process.env
   const cwd = options.cwd ?? process.cwd()
@@ -89,7 +111,17 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const fromFile = readConfigFile(where.path, where.explicit)
   const file = fromFile === null ? null : where.path
   const raw = applyOverrides(fromFile ?? {}, file, flags, env, cwd)
-  return { config: resolveConfig(raw.value, raw.problems), file }
+  return { value: validateConfig(raw.value, raw.problems), problems: raw.problems, file }
+}
+
+/**
+ * Loads the config from file, env and flags. Throws CONFIG_UNREADABLE or CONFIG_INVALID. (The service and
+ * the CLI load through kernel/config-check.ts, which adds the plugins' options to the same one error.)
+ */
+export function loadConfig(options: LoadOptions = {}): LoadedConfig {
+  const draft = draftConfig(options)
+  if (draft.problems.length > 0) throw configInvalid(draft.problems)
+  return { config: freezeConfig(draft.value), file: draft.file }
 }
 
 interface Overridden {

@@ -147,6 +147,10 @@ export const LogSchema = Type.Object(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info' },
     ),
+    requests: Type.Boolean({
+      default: true,
+      description: 'Log one line per request (method, path, status, time) at info; applied live.',
+    }),
   },
   { additionalProperties: false, default: {} },
 )

@@ -25,6 +25,7 @@ import { transcribeRoutes } from '../plugins/transcribe/index.ts'
 import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
 import { errorBody, errors } from './errors.ts'
+import { accessLog } from './http/access-log.ts'
 import { errorHandler } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
 import { RoutesTable } from './http/routes-table.ts'
@@ -82,9 +83,8 @@ export async function buildApp(
     // Requests share the app logger instead of a pino child each (which costs ~10% of a small request's
     // time); the few per-request lines (errors) carry `reqId` themselves.
     childLoggerFactory: (logger) => logger,
-    logController: new LogController({
-      disableRequestLogging: config.log.level !== 'debug' && config.log.level !== 'trace',
-    }),
+    // One access-log line per request instead (http/access-log.ts), switchable live.
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>() as DictumApp
 
   const container = buildContainer({
@@ -102,6 +102,7 @@ export async function buildApp(
   const routes = new RoutesTable()
   app.addHook('onRoute', (route) => routes.add(route.url, route.method as string | string[]))
   app.addHook('onRequest', createGuard(container.cradle.configStore))
+  app.addHook('onResponse', accessLog(container.cradle.configStore))
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(async (request, reply) => {
     const allowed = routes.allowed(request.url.split('?')[0] ?? '')

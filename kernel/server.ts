@@ -2,13 +2,20 @@
  * The dictum process: loads the config, builds the app, opens the listener, re-applies config edits while
  * running, and closes everything gracefully on SIGINT/SIGTERM. `buildApp` never listens; this file does.
  */
-import { type ConfigFlags, configFilePath, loadConfig, resolveConfig } from '../config/load.ts'
+import {
+  type ConfigFlags,
+  configFilePath,
+  configInvalid,
+  draftConfig,
+  freezeConfig,
+  type LoadOptions,
+  resolveConfig,
+} from '../config/load.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import { type BuildOptions, buildApp, type DictumApp } from './app.ts'
+import { allProblems, loadCheckedConfig } from './config-check.ts'
 import { ConfigWatcher } from './config-watcher.ts'
-import { errors } from './errors.ts'
 import { ApiListener } from './listener.ts'
-import { checkPluginConfig } from './plugin-options.ts'
 
 export interface ServerOptions {
   flags?: ConfigFlags
@@ -30,11 +37,12 @@ export interface RunningServer {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const load = () =>
-    loadConfig({ flags: options.flags ?? {}, env: options.env ?? process.env, cwd: options.cwd })
-  const loaded = load()
+  const loadOptions: LoadOptions = { flags: options.flags ?? {}, env: options.env ?? process.env }
+  if (options.cwd !== undefined) loadOptions.cwd = options.cwd
+  const { loaded, discovery } = await loadCheckedConfig(loadOptions)
   const app = await buildApp(loaded.config, {
     configFile: loaded.file,
+    discovery,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   })
   await app.ready()
@@ -53,7 +61,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   let reloading: Promise<boolean> = Promise.resolve(true)
   const reload = () => {
-    reloading = reloading.then(() => applyEdit(app, listener, load))
+    reloading = reloading.then(() => applyEdit(app, listener, loadOptions))
     return reloading
   }
   if (options.watch !== false) {
@@ -62,7 +70,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       options.env ?? process.env,
       options.cwd ?? process.cwd(),
     ).path
-    if (watcher.start(file, () => void reload())) app.log.info({ file }, 'watching the config file for edits')
+    watcher.start(file, () => void reload())
+    app.log.info({ file }, 'watching the config file for edits')
   }
 
   let closing: Promise<void> | null = null
@@ -78,19 +87,25 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   return { app, listener, reload, close }
 }
 
-/** Loads the edited config and applies it, or logs every error and keeps the config in force. */
-async function applyEdit(
-  app: DictumApp,
-  listener: ApiListener,
-  load: () => { config: Readonly<DictumConfig> },
-): Promise<boolean> {
+/**
+ * Loads the edited config and applies it, or logs every error (core keys and plugin options in one) and keeps
+ * the config in force. A config file at the default location that is gone keeps the config in force too:
+ * editors and sync tools delete and recreate files, and falling back to the defaults would drop settings
+ * such as `api.token`. (A missing file means the defaults only at start-up.)
+ */
+async function applyEdit(app: DictumApp, listener: ApiListener, loadOptions: LoadOptions): Promise<boolean> {
   const store = app.dictum.configStore
   const current = store.current
   let next: Readonly<DictumConfig>
   try {
-    next = keepRestartOnly(load().config, current, app)
-    const problems = checkPluginConfig(next, app.dictum.discovery)
-    if (problems.length > 0) throw errors.CONFIG_INVALID(problems.map((p) => `  - ${p}`).join('\n'))
+    const draft = draftConfig(loadOptions)
+    if (draft.file === null) {
+      app.log.warn({}, 'the config file is gone; the config in force stays until it is back')
+      return false
+    }
+    const problems = allProblems(draft, app.dictum.discovery)
+    if (problems.length > 0) throw configInvalid(problems)
+    next = keepRestartOnly(freezeConfig(draft.value), current, app)
   } catch (err) {
     app.log.error(
       { error: (err as Error).message },

@@ -104,12 +104,14 @@ export async function dictateCommand(args: string[], io: CliIO): Promise<number>
     json: values.json === true,
     verbose: values.verbose === true || io.stderrIsTTY === true,
   }
-  const loaded = loadCliConfig(values, io)
+  const checked = await loadCliConfig(values, io)
   if (values['data-dir'] !== undefined && values.server !== undefined)
     throw usageError('--data-dir works in this process only: drop --server (or it).')
   const server =
-    values['data-dir'] !== undefined ? null : await findServer(serverChoice(values), loaded.config, io)
-  return withServices(values, io, (app) => new Dictation(app, io, options, server).run(), loaded)
+    values['data-dir'] !== undefined
+      ? null
+      : await findServer(serverChoice(values), checked.loaded.config, io)
+  return withServices(values, io, (app) => new Dictation(app, io, options, server).run(), checked)
 }
 
 function seconds(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {

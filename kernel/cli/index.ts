@@ -68,11 +68,12 @@ const config: CommandRunner = async (args, io) => {
     io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`)
     return EXIT.ok
   }
-  const [{ loadConfig }, { maskSecrets }] = await Promise.all([
-    import('../../config/load.ts'),
+  const [{ loadCheckedConfig }, { maskSecrets }] = await Promise.all([
+    import('../config-check.ts'),
     import('../../config/mask.ts'),
   ])
-  const loaded = loadConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  // Plugin options are checked with the rest: every invalid key in one error.
+  const { loaded } = await loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
   io.stdout.write(`${JSON.stringify({ file: loaded.file, config: maskSecrets(loaded.config) }, null, 2)}\n`)
   return EXIT.ok
 }

@@ -3,23 +3,24 @@
  * process from the user's config, never listening, and closed (engines, ffmpeg children, database) when the
  * command is done.
  */
-import { type LoadedConfig, loadConfig } from '../../config/load.ts'
 import { buildApp, type DictumApp } from '../app.ts'
+import { type CheckedConfig, loadCheckedConfig } from '../config-check.ts'
 import type { CliIO } from './io.ts'
 import { flagsOf } from './options.ts'
 
-/** The config a command runs with: its flags, the environment, the config file. */
-export function loadCliConfig(values: Record<string, unknown>, io: CliIO): LoadedConfig {
-  return loadConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+/** The config a command runs with (flags, environment, config file), plugin options checked with it. */
+export function loadCliConfig(values: Record<string, unknown>, io: CliIO): Promise<CheckedConfig> {
+  return loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
 }
 
 export async function withServices<T>(
   values: Record<string, unknown>,
   io: CliIO,
   run: (app: DictumApp) => Promise<T>,
-  loaded: LoadedConfig = loadCliConfig(values, io),
+  checked?: CheckedConfig,
 ): Promise<T> {
-  const app = await buildApp(loaded.config, { logger: false, configFile: loaded.file })
+  const { loaded, discovery } = checked ?? (await loadCliConfig(values, io))
+  const app = await buildApp(loaded.config, { logger: false, configFile: loaded.file, discovery })
   try {
     return await run(app)
   } finally {

@@ -82,12 +82,12 @@ export async function transcribeCommand(args: string[], io: CliIO): Promise<numb
     return EXIT.ok
   }
   const plan = await planBatch(values, positionals, io)
-  const loaded = loadCliConfig(values, io)
+  const checked = await loadCliConfig(values, io)
   // --engine and --data-dir name what this process should use: the running service has its own.
   const inProcessOnly = plan.engineId !== undefined || values['data-dir'] !== undefined
   if (inProcessOnly && values.server !== undefined)
     throw usageError('--engine and --data-dir work in this process only: drop --server (or them).')
-  const server = inProcessOnly ? null : await findServer(serverChoice(values), loaded.config, io)
+  const server = inProcessOnly ? null : await findServer(serverChoice(values), checked.loaded.config, io)
   if (server) return transcribeOnServer(server, plan, io)
   return withServices(
     values,
@@ -111,7 +111,7 @@ export async function transcribeCommand(args: string[], io: CliIO): Promise<numb
       })
       return batch.run()
     },
-    loaded,
+    checked,
   )
 }
 

@@ -47,7 +47,7 @@ async function serve(
   throw new Error('dictum serve did not answer /v1/health within 60 s')
 }
 
-t.test('a running service does the work; --local and an unknown engine prove where it ran', async (t) => {
+t.test('a running service does the work; its dictionary and --local prove where it ran', async (t) => {
   const dir = tempDir(t)
   const port = await freePort()
   const dataDir = path.join(dir, 'data')
@@ -66,10 +66,17 @@ t.test('a running service does the work; --local and an unknown engine prove whe
   })
   t.equal(rule.status, 200)
 
-  // The CLI's config names the same address but an engine this process does not have: only the running
-  // service can transcribe with it.
+  // The CLI's config names the same address but a data folder of its own, whose dictionary is empty: only
+  // the running service has the rule.
   const cliConfig = path.join(dir, 'cli.json')
-  writeFileSync(cliConfig, JSON.stringify({ dataDir, api: { port }, speech: { engine: 'no-such-engine' } }))
+  writeFileSync(
+    cliConfig,
+    JSON.stringify({
+      dataDir: path.join(dir, 'cli-data'),
+      api: { port },
+      speech: { engine: 'pocketsphinx' },
+    }),
+  )
 
   const viaServer = await runCli(['transcribe', '--config', cliConfig, '--format', 'json', JFK], { env })
   t.equal(viaServer.code, 0, viaServer.stderr)
@@ -80,14 +87,15 @@ t.test('a running service does the work; --local and an unknown engine prove whe
   t.ok(transcript.segments.length > 0 && Array.isArray(transcript.words), 'segments and words came back')
 
   const local = await runCli(['transcribe', '--config', cliConfig, '--local', JFK], { env })
-  t.equal(local.code, 1, '--local works in process, where the engine does not exist')
-  t.match(local.stderr, /no engine "no-such-engine"/)
+  t.equal(local.code, 0, local.stderr)
+  t.match(local.stdout, /country/, '--local works in process')
+  t.notMatch(local.stdout, /COUNTRY/, "with this process's own (empty) dictionary")
 
   const none = await runCli(['transcribe', '--config', cliConfig, JFK], {
     env: { ...env, DICTUM_SERVER: 'none' },
   })
-  t.equal(none.code, 1, 'DICTUM_SERVER=none works in process too')
-  t.match(none.stderr, /no engine "no-such-engine"/)
+  t.equal(none.code, 0, none.stderr)
+  t.notMatch(none.stdout, /COUNTRY/, 'DICTUM_SERVER=none works in process too')
 
   const explicit = await runCli(
     ['transcribe', '--config', cliConfig, '--server', `http://127.0.0.1:${port}`, GOFORWARD],

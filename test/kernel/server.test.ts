@@ -184,3 +184,37 @@ t.test(
     t.equal(listenError(other, '127.0.0.1', 47733), other)
   },
 )
+
+t.test('one access-log line per request at info, without query or body, switchable live', async (t) => {
+  const { file, write } = setup(t, { log: { level: 'info' } })
+  const { logger, lines } = logCapture()
+  const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
+  t.teardown(() => server.close())
+  const port = server.listener.address?.port as number
+  const requests = () => lines.filter((l) => l.msg === 'request')
+
+  await rawRequest({ port, path: '/v1/health?secret=hunter2' })
+  await rawRequest({
+    port,
+    method: 'POST',
+    path: '/v1/postprocess',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer tok-123' },
+    body: JSON.stringify({ text: 'my apiKey is sk-abcdef' }),
+  })
+  await rawRequest({ port, path: '/v1/nope' })
+  await waitFor(() => requests().length === 3, 'three access-log lines')
+  const [health, post, missing] = requests()
+  t.match(health, { level: 30, method: 'GET', path: '/v1/health', status: 200 })
+  t.type(health?.ms, 'number')
+  t.match(post, { method: 'POST', path: '/v1/postprocess', status: 400 })
+  t.match(missing, { method: 'GET', path: '/v1/nope', status: 404 })
+  const text = JSON.stringify(lines)
+  for (const secret of ['hunter2', 'tok-123', 'sk-abcdef'])
+    t.notOk(text.includes(secret), `${secret} is not logged`)
+
+  write({ log: { level: 'info', requests: false } })
+  t.ok(await server.reload())
+  await rawRequest({ port, path: '/v1/health' })
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.equal(requests().length, 3, 'log.requests false: no more lines, applied live')
+})
