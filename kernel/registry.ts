@@ -37,9 +37,14 @@ export interface AcquiredEngine {
 
 export type RunnerFactory = (options: EngineRunnerOptions) => EngineRunner
 
+/** An engine loaded for one request's catalog model (OpenAI `model`) is closed after this long unused. */
+export const MODEL_IDLE_MS = 5 * 60_000
+
 interface Live {
   optionsKey: string
   runner: EngineRunner
+  /** For an engine loaded with a requested model: closes it once unused for MODEL_IDLE_MS. */
+  idle?: IdleUnload
   /** Set once loaded: what `acquire` hands out while `speech` is the config in force. */
   acquired?: AcquiredEngine
   speech?: object
@@ -107,17 +112,23 @@ export class EngineRegistry {
     return { ...base, status: runner.state, reason: null, fix: null }
   }
 
-  /** The engine to transcribe with (the selected one by default), loaded. */
-  async acquire(id = this.activeId): Promise<AcquiredEngine> {
+  /**
+   * The engine to transcribe with (the selected one by default), loaded. With `model` (a catalog model the
+   * engine runs), the engine is loaded with that model instead of the one its options name, beside the
+   * configured one, and closed again after MODEL_IDLE_MS unused.
+   */
+  async acquire(id = this.activeId, model?: string): Promise<AcquiredEngine> {
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
+    const key = model === undefined ? id : `${id}@${model}`
     // A loaded engine under the same config is handed out at once: the probe (file checks) and option
     // resolution only matter before a load.
-    const live = this.#live.get(id)
+    const live = this.#live.get(key)
     if (live?.acquired && live.speech === this.#config.current.speech && live.runner.state === 'ready') {
+      live.idle?.touch()
       return live.acquired
     }
     const found = this.#find(id)
-    const options = this.#options(id, found.definition)
+    const options = this.#options(id, found.definition, model)
     const displayName = displayNameOf(found.definition, options)
     await this.#autoPull(found.definition, options)
     const probe = await this.#probe(found.definition, options)
@@ -129,22 +140,35 @@ export class EngineRegistry {
     }
     // close() may have run while this acquisition awaited the probe or a pull: start no engine process then.
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
-    const runner = this.#runner(id, found, options)
+    const runner = this.#runner(key, id, found, options)
     await runner.load()
+    const entry = this.#live.get(key)
+    const idle =
+      model === undefined ? undefined : (entry?.idle ?? new IdleUnload(() => this.#unload(key, runner)))
     const acquired = {
       id,
       displayName,
       capabilities: found.definition.capabilities(options as never),
-      runner,
+      runner: idle ? idle.track(runner) : runner,
     }
-    const entry = this.#live.get(id)
-    if (entry?.runner === runner) Object.assign(entry, { acquired, speech: this.#config.current.speech })
+    if (entry?.runner === runner)
+      Object.assign(entry, { acquired, speech: this.#config.current.speech, idle })
+    idle?.touch()
     return acquired
+  }
+
+  #unload(key: string, runner: EngineRunner): void {
+    const live = this.#live.get(key)
+    if (live?.runner !== runner) return
+    this.#live.delete(key)
+    this.#logger.info({ engine: key }, 'unloading an engine model unused for a while')
+    void runner.close()
   }
 
   async close(): Promise<void> {
     this.#closed = true
     const live = [...this.#live.values()]
+    for (const l of live) l.idle?.cancel()
     this.#live.clear()
     await Promise.allSettled(live.map((l) => l.runner.close()))
   }
@@ -165,10 +189,11 @@ export class EngineRegistry {
     return found
   }
 
-  #options(id: string, definition: EngineDefinition): unknown {
+  #options(id: string, definition: EngineDefinition, model?: string): unknown {
+    const configured = this.#config.current.speech.engines[id]
     const result = resolveOptions(
       definition.optionsSchema,
-      this.#config.current.speech.engines[id],
+      model === undefined ? configured : { ...(configured as object), model },
       `speech.engines.${id}`,
     )
     if (!result.ok) throw errors.ENGINE_UNAVAILABLE(`invalid options: ${result.problems.join('; ')}.`)
@@ -189,12 +214,15 @@ export class EngineRegistry {
     return { options, dataDir, modelsDir: path.join(dataDir, 'models'), logger: this.#logger }
   }
 
-  #runner(id: string, found: Discovered<EngineDefinition>, options: unknown): EngineRunner {
+  #runner(key: string, id: string, found: Discovered<EngineDefinition>, options: unknown): EngineRunner {
     const speech = this.#config.current.speech
     const optionsKey = runnerKey(options, speech)
-    const live = this.#live.get(id)
+    const live = this.#live.get(key)
     if (live && live.optionsKey === optionsKey && live.runner.state !== 'closed') return live.runner
-    if (live) void live.runner.close()
+    if (live) {
+      live.idle?.cancel()
+      void live.runner.close()
+    }
     const { logger: _, ...context } = this.#context(options)
     const runner = this.#factory({
       engineId: id,
@@ -207,20 +235,24 @@ export class EngineRegistry {
       loadTimeoutMs: speech.loadTimeoutMs,
       logger: this.#logger,
     })
-    this.#live.set(id, { optionsKey, runner })
+    this.#live.set(key, { optionsKey, runner })
     return runner
   }
 
   /** After a config change: close runners whose options changed (they restart on next use). */
   async #reconfigure(next: Readonly<DictumConfig>): Promise<void> {
     const closing: Promise<void>[] = []
-    for (const [id, live] of this.#live) {
+    for (const [key, live] of this.#live) {
+      const [id = key, model] = key.split('@')
       const found = this.#engines.get(id)
-      const result = found && resolveOptions(found.definition.optionsSchema, next.speech.engines[id], id)
-      const key = result?.ok ? runnerKey(result.value, next.speech) : null
-      if (key !== live.optionsKey) {
-        this.#live.delete(id)
-        this.#logger.info({ engine: id }, 'engine options changed: restarting it on next use')
+      const configured = next.speech.engines[id]
+      const raw = model === undefined ? configured : { ...(configured as object), model }
+      const result = found && resolveOptions(found.definition.optionsSchema, raw, id)
+      const optionsKey = result?.ok ? runnerKey(result.value, next.speech) : null
+      if (optionsKey !== live.optionsKey) {
+        this.#live.delete(key)
+        live.idle?.cancel()
+        this.#logger.info({ engine: key }, 'engine options changed: restarting it on next use')
         closing.push(live.runner.close())
       }
     }
@@ -236,4 +268,57 @@ function runnerKey(options: unknown, speech: DictumConfig['speech']): string {
 export function displayNameOf(definition: EngineDefinition, options: unknown): string {
   const name = definition.displayName
   return typeof name === 'function' ? name(options as never) : name
+}
+
+/**
+ * Closes an engine loaded for a requested model once it has been unused for MODEL_IDLE_MS: never while one
+ * of its transcriptions runs (they are counted through the runner it hands out).
+ */
+class IdleUnload {
+  readonly #unload: () => void
+  #timer: NodeJS.Timeout | null = null
+  #running = 0
+
+  constructor(unload: () => void) {
+    this.#unload = unload
+  }
+
+  /** Used now: the idle time starts again. */
+  touch(): void {
+    this.cancel()
+    this.#timer = setTimeout(() => {
+      this.#timer = null
+      if (this.#running > 0) this.touch()
+      else this.#unload()
+    }, MODEL_IDLE_MS)
+    this.#timer.unref()
+  }
+
+  cancel(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = null
+  }
+
+  /** The runner, with its transcriptions counted. */
+  track(runner: EngineRunner): EngineRunner {
+    return {
+      get state() {
+        return runner.state
+      },
+      get lastError() {
+        return runner.lastError
+      },
+      load: () => runner.load(),
+      close: () => runner.close(),
+      transcribe: async (request, signal) => {
+        this.#running++
+        try {
+          return await runner.transcribe(request, signal)
+        } finally {
+          this.#running--
+          this.touch()
+        }
+      },
+    }
+  }
 }

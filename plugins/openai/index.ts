@@ -12,6 +12,7 @@ import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { openAiErrorHandler } from './errors.ts'
 import { readTranscriptionForm } from './form.ts'
+import { chooseModel } from './model-choice.ts'
 import { listModelEntries } from './models.ts'
 import { transcriptionParams } from './params.ts'
 import { formatTranscript } from './responses.ts'
@@ -41,7 +42,8 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
     { onRequest: rejectOversized(configStore) },
     async (request, reply: FastifyReply) => {
       const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
-      const params = transcriptionParams(form.fields, engines.ids())
+      const params = transcriptionParams(form.fields)
+      const choice = await chooseModel(params.model, engines, models)
       const transcript = await transcription.transcribe(
         {
           kind: 'bytes',
@@ -53,7 +55,7 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
           signal: clientGoneSignal(reply),
           ...(params.language ? { language: params.language } : {}),
           ...(params.prompt ? { prompt: params.prompt } : {}),
-          ...(params.engineId ? { engineId: params.engineId } : {}),
+          ...choice,
         },
       )
       const settings = configStore.current.history

@@ -9,8 +9,8 @@ export interface TranscriptionParams {
   /** Accepted for compatibility and echoed in verbose_json; dictum's engines decode deterministically. */
   temperature: number
   words: boolean
-  /** Set when `model` names one of dictum's engines; any other model name uses the selected engine. */
-  engineId?: string
+  /** The `model` field as sent (model-choice.ts decides what it selects). */
+  model?: string
 }
 
 function invalid(param: string, detail: string) {
@@ -22,7 +22,7 @@ function single(fields: Map<string, string[]>, name: string): string | undefined
   return value ? value : undefined
 }
 
-export function transcriptionParams(fields: Map<string, string[]>, engineIds: string[]): TranscriptionParams {
+export function transcriptionParams(fields: Map<string, string[]>): TranscriptionParams {
   const format = (single(fields, 'response_format') ?? 'json') as ResponseFormat
   if (!RESPONSE_FORMATS.includes(format)) {
     throw invalid('response_format', `response_format must be one of ${RESPONSE_FORMATS.join(', ')}.`)
@@ -50,6 +50,6 @@ export function transcriptionParams(fields: Map<string, string[]>, engineIds: st
     words: granularities.includes('word'),
     ...(language ? { language: language.toLowerCase() } : {}),
     ...(prompt ? { prompt } : {}),
-    ...(model && engineIds.includes(model) ? { engineId: model } : {}),
+    ...(model ? { model } : {}),
   }
 }

@@ -9,6 +9,7 @@
 
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../kernel/audio/index.ts'
+import { errors } from '../../kernel/errors.ts'
 import type { AudioService } from '../../kernel/audio-service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
@@ -33,6 +34,8 @@ export interface TranscribeOptions {
   prompt?: string
   /** Use this engine instead of the selected one (OpenAI route `model`). */
   engineId?: string
+  /** With `engineId`: this catalog model instead of the one the engine's options name. */
+  model?: string
 }
 
 /** A finished transcription. Times are seconds from the start of the audio. */
@@ -72,7 +75,7 @@ export class TranscriptionService {
   async transcribe(source: AudioSource, options: TranscribeOptions = {}): Promise<Transcript> {
     const { audio, engines } = this.#deps
     // The model loads while the audio decodes; a decode error wins over an engine error.
-    const acquiring = engines.acquire(options.engineId)
+    const acquiring = engines.acquire(options.engineId, options.model)
     acquiring.catch(() => {})
     const stream = audio.decoder.stream(source, { chunkSeconds: DECODE_CHUNK_SECONDS }, options.signal)
     const iterator = stream[Symbol.asyncIterator]()
@@ -92,6 +95,7 @@ export class TranscriptionService {
     const { dictionary } = this.#deps
     const first = await iterator.next()
     const engine = await acquiring
+    checkLanguage(options.language, engine)
     const window = maxSegmentSecondsFor(
       this.#deps.configStore.current.vad.maxSegmentSeconds,
       engine.capabilities.maxAudioSeconds ?? DEFAULT_WINDOW_SECONDS,
@@ -228,4 +232,16 @@ async function* fixedCuts(chunks: AsyncIterable<Float32Array>, limit: number) {
     }
   }
   if (length > 0) yield { samples: concatSamples(parts, length), startSeconds: start / SAMPLE_RATE }
+}
+
+/** A language hint the engine cannot transcribe is an error, not a transcript in the model's own language. */
+function checkLanguage(language: string | undefined, engine: AcquiredEngine): void {
+  const { languages } = engine.capabilities
+  if (language === undefined || languages.includes('*')) return
+  const base = (code: string) => code.toLowerCase().split(/[-_]/)[0]
+  if (languages.some((l) => base(l) === base(language))) return
+  throw errors.INVALID_REQUEST(
+    `language "${language}" is not one ${engine.displayName} transcribes (it does: ${languages.join(', ')}).`,
+    { extra: { param: 'language' } },
+  )
 }

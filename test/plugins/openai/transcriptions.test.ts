@@ -262,12 +262,18 @@ t.test('history records these transcriptions only with history.recordTranscribe'
   t.equal(history.items[0].finalText, `heard ${GO_FRAMES} samples`)
 })
 
-t.test('multipart stays inside this plugin: /v1/transcribe keeps its own errors', async (t) => {
-  const app = await build(t)
-  const { payload, headers } = await form({})
-  const res = await app.inject({ method: 'POST', url: '/v1/transcribe', payload, headers })
-  t.equal(res.statusCode, 400, 'a multipart body is raw (undecodable) audio there')
-  t.match(res.json(), { error: /^Could not decode audio/, code: 'AUDIO_DECODE_FAILED' })
-  const bad = await injectJson(app, 'POST', '/v1/transcribe', '{nope')
-  t.same(bad.body, { error: 'Invalid JSON audio payload.', code: 'INVALID_AUDIO_JSON' })
-})
+t.test(
+  "multipart parsing stays inside this plugin: /v1/transcribe keeps dictum's result and errors",
+  async (t) => {
+    const app = await build(t)
+    const { payload, headers } = await form({})
+    const res = await app.inject({ method: 'POST', url: '/v1/transcribe', payload, headers })
+    t.equal(res.statusCode, 200, '/v1/transcribe reads the form itself (its file part)')
+    t.match(res.json(), { text: /^heard \d+ samples$/, provider: String, sampleCount: Number })
+    const noFile = await form({}, null)
+    const missing = await app.inject({ method: 'POST', url: '/v1/transcribe', ...noFile })
+    t.match(missing.json(), { error: /no "file" part/, code: 'INVALID_REQUEST' }, "dictum's error shape")
+    const bad = await injectJson(app, 'POST', '/v1/transcribe', '{nope')
+    t.same(bad.body, { error: 'Invalid JSON audio payload.', code: 'INVALID_AUDIO_JSON' })
+  },
+)
