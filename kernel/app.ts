@@ -29,7 +29,7 @@ import { accessLog } from './http/access-log.ts'
 import { errorHandler } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
 import { RoutesTable } from './http/routes-table.ts'
-import { logDestination } from './log-destination.ts'
+import { logStream } from './log-destination.ts'
 import type { ModelManager } from './models/manager.ts'
 import { checkPluginConfig } from './plugin-options.ts'
 import type { RunnerFactory } from './registry.ts'
@@ -138,7 +138,7 @@ function loggerOption(
     logger: {
       level: config.log.level,
       redact: { paths: ['req.headers.authorization', '*.apiKey', '*.token'], censor: '***' },
-      stream: logDestination(),
+      stream: logStream(),
       ...base,
     },
   }

@@ -6,6 +6,7 @@
  * pipe (EAGAIN, a reader that is slow) is waited on briefly; past that, the line is dropped.
  */
 import { writeSync } from 'node:fs'
+import { createRequire } from 'node:module'
 
 /** How long one line may wait on a full pipe before it is dropped. */
 const FULL_PIPE_WAIT_MS = 1000
@@ -44,5 +45,24 @@ export function logDestination(fd = 1): LogDestination {
       }
       return true
     },
+  }
+}
+
+/**
+ * The service's log stream: readable lines (pino-pretty: time, level, message, fields) when standard output
+ * is a terminal, one JSON object per line otherwise (for journald, files and log shippers). Both go through
+ * the same destination, so a closed output never stops the service.
+ */
+export function logStream(isTTY = Boolean(process.stdout.isTTY), fd = 1): LogDestination {
+  const destination = logDestination(fd)
+  if (!isTTY) return destination
+  // Loaded only for a terminal: commands and services writing JSON never pay for it.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')
+  const pretty = prettyFactory({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+  return {
+    get open() {
+      return destination.open
+    },
+    write: (line: string) => destination.write(pretty(line)),
   }
 }
