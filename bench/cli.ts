@@ -1,7 +1,8 @@
 /**
  * Section `cli`: wall time of `dictum transcribe jfk.wav` (11 s of speech, pocketsphinx) in process
  * (`--local`: the command starts its own engine) against the same command sent to a running `dictum serve`
- * (its engine is warm). Rounds alternate the two ways, so machine noise hits both alike.
+ * (its engine is warm), both with the installed package (lib/packed.ts). Rounds alternate the two ways, so
+ * machine noise hits both alike.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -9,13 +10,15 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { median, round } from './lib/load.ts'
+import { packedDictum } from './lib/packed.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
-const BIN = path.join(ROOT, 'bin/dictum.js')
 const CLIP = path.join(ROOT, 'test/fixtures/audio/jfk.wav')
 const ROUNDS = 5
 
 export async function benchCli(): Promise<Record<string, number | string>> {
+  const packed = packedDictum()
+  const bin = packed.bin
   const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-cli-'))
   const port = await freePort()
   const config = path.join(dir, 'config.json')
@@ -29,15 +32,15 @@ export async function benchCli(): Promise<Record<string, number | string>> {
     }),
   )
   const env = { ...process.env, DICTUM_SERVER: '' }
-  const server = spawn(process.execPath, [BIN, 'serve', '--config', config], { env, stdio: 'ignore' })
+  const server = spawn(process.execPath, [bin, 'serve', '--config', config], { env, stdio: 'ignore' })
   try {
     await untilHealthy(server, port)
-    await run(['transcribe', '--config', config, CLIP], env) // the service loads its engine once
+    await run(bin, ['transcribe', '--config', config, CLIP], env) // the service loads its engine once
     const local: number[] = []
     const viaServer: number[] = []
     for (let i = 0; i < ROUNDS; i++) {
-      local.push(await run(['transcribe', '--config', config, '--local', CLIP], env))
-      viaServer.push(await run(['transcribe', '--config', config, CLIP], env))
+      local.push(await run(bin, ['transcribe', '--config', config, '--local', CLIP], env))
+      viaServer.push(await run(bin, ['transcribe', '--config', config, CLIP], env))
     }
     const localMs = median(local)
     const serverMs = median(viaServer)
@@ -50,14 +53,15 @@ export async function benchCli(): Promise<Record<string, number | string>> {
   } finally {
     server.kill('SIGTERM')
     rmSync(dir, { recursive: true, force: true })
+    packed.remove()
   }
 }
 
 /** Milliseconds `dictum ARGS` takes, start to exit; a failure stops the bench. */
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function run(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (text: string) => {
       stderr += text

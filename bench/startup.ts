@@ -1,32 +1,20 @@
 /**
- * Section `startup`: how fast the installed package starts, against `node -e 0` in the same run. The
- * package is packed (`npm pack`, which builds dist/) and unpacked into a temporary folder whose
- * node_modules is this checkout's, so it runs the compiled JavaScript exactly as an installed dictum does
- * (no sources beside bin/, no TypeScript loader). Measured: `dictum --version`, and the time from spawning
+ * Section `startup`: how fast the installed package starts (lib/packed.ts), against `node -e 0` in the same
+ * run. Measured: `dictum --version`, and the time from spawning
  * `dictum serve` until it answers `GET /v1/health`. Rounds alternate the commands.
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { median, round } from './lib/load.ts'
+import { packedDictum } from './lib/packed.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
 const ROUNDS = 10
 
 export async function benchStartup(): Promise<Record<string, number | string>> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-startup-'))
+  const packed = packedDictum()
+  const { bin, dir } = packed
   try {
-    const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT })
-      .toString()
-      .trim()
-      .split('\n')
-      .at(-1) as string
-    execFileSync('tar', ['xzf', path.join(dir, tarball), '-C', dir])
-    const pkg = path.join(dir, 'package')
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(pkg, 'node_modules'), 'dir')
-    const bin = path.join(pkg, 'bin/dictum.js')
     const node: number[] = []
     const version: number[] = []
     const serve: number[] = []
@@ -45,7 +33,7 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
       rounds: ROUNDS,
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true })
+    packed.remove()
   }
 }
 
