@@ -1,6 +1,7 @@
 /**
- * Applies replacement rules to a transcript (docs/api-decisions.md): case-insensitive, whole words (Unicode letters and
- * digits are word characters), the longest trigger wins at a position, one pass (a replacement's output is
+ * Applies replacement rules to a transcript (docs/api-decisions.md): case-insensitive, whole words (Unicode
+ * letters, digits and marks are word characters: a trigger never starts or ends inside a word, whatever
+ * characters it holds itself), the longest trigger wins at a position, one pass (a replacement's output is
  * never matched again). Whitespace inside a trigger matches any run of whitespace.
  */
 import type { ReplacementRule } from './schemas.ts'
@@ -9,36 +10,95 @@ export interface ReplacementMatcher {
   apply(text: string): string
 }
 
-const WORD_CHAR = '[\\p{L}\\p{N}\\p{M}]'
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
-}
+const WORD = /[\p{L}\p{N}\p{M}]/u
+const SPACE = /\s/u
 
 function key(text: string): string {
   return text.toLowerCase().replace(/\s+/gu, ' ')
 }
 
-/** Compiles the rules once into one regular expression; reuse the matcher while the rules are unchanged. */
+/** A trie over the triggers' characters (lower case; ' ' stands for any run of whitespace). */
+interface Node {
+  next: Map<string, Node>
+  /** The replacement when a trigger ends here. */
+  replacement?: string
+}
+
+/**
+ * Compiles the rules once into a trie of their triggers; reuse the matcher while the rules are unchanged.
+ * Matching walks the trie from each position that may start a whole word, so its work is bounded by the
+ * text's length times the longest trigger (200 characters), whatever the number of rules, and no trigger
+ * text can fail to compile (a giant regular expression did: "Invalid escape" for a hyphen, "Regular
+ * expression too large" for a long list).
+ */
 export function compileReplacements(rules: readonly ReplacementRule[]): ReplacementMatcher {
-  const byTrigger = new Map<string, string>()
+  const root: Node = { next: new Map() }
+  let any = false
   for (const rule of rules) {
     for (const trigger of rule.triggers) {
       const k = key(trigger)
+      if (k === '') continue
+      let node = root
+      for (const char of k) {
+        let child = node.next.get(char)
+        if (!child) {
+          child = { next: new Map() }
+          node.next.set(char, child)
+        }
+        node = child
+      }
       // The first rule that names a trigger owns it, as in the list order the user sees.
-      if (k !== '' && !byTrigger.has(k)) byTrigger.set(k, rule.replacement)
+      if (node.replacement === undefined) node.replacement = rule.replacement
+      any = true
     }
   }
-  if (byTrigger.size === 0) return { apply: (text) => text }
-  const alternatives = [...byTrigger.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((trigger) => trigger.split(' ').map(escapeRegExp).join('\\s+'))
-  const pattern = new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join('|')})(?!${WORD_CHAR})`, 'giu')
-  return {
-    apply(text: string): string {
-      return text.replace(pattern, (match) => byTrigger.get(key(match)) ?? match)
-    },
+  if (!any) return { apply: (text) => text }
+  return { apply: (text) => replaceAll(text, root) }
+}
+
+function replaceAll(text: string, root: Node): string {
+  const chars = Array.from(text)
+  let out = ''
+  let at = 0
+  while (at < chars.length) {
+    const previous = at > 0 ? (chars[at - 1] as string) : ''
+    const match = previous !== '' && WORD.test(previous) ? null : longestMatch(chars, at, root)
+    if (match) {
+      out += match.replacement
+      at = match.end
+    } else {
+      out += chars[at]
+      at++
+    }
   }
+  return out
+}
+
+/** The longest trigger starting at `start` that ends at a word boundary, if any. */
+function longestMatch(
+  chars: readonly string[],
+  start: number,
+  root: Node,
+): { end: number; replacement: string } | null {
+  let node: Node | undefined = root
+  let at = start
+  let best: { end: number; replacement: string } | null = null
+  while (node && at <= chars.length) {
+    if (node.replacement !== undefined && node !== root) {
+      const following = chars[at]
+      if (following === undefined || !WORD.test(following)) best = { end: at, replacement: node.replacement }
+    }
+    const char = chars[at]
+    if (char === undefined) break
+    if (SPACE.test(char)) {
+      node = node.next.get(' ')
+      while (at < chars.length && SPACE.test(chars[at] as string)) at++
+      continue
+    }
+    for (const lower of char.toLowerCase()) node = node?.next.get(lower)
+    at++
+  }
+  return best
 }
 
 /** One-shot form of {@link compileReplacements}. */

@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
 import { applyReplacements } from '../../../plugins/dictionary/replace.ts'
+import { build, injectJson } from '../../helpers/build.ts'
+import { audioFixturesDir } from '../../helpers/fixtures.ts'
 
 const rule = (triggers: string[], replacement: string) => ({ id: crypto.randomUUID(), triggers, replacement })
 
@@ -37,4 +41,78 @@ t.test('whitespace inside a trigger matches any whitespace run; regex characters
 
 t.test('no rules leave the text as it is', async (t) => {
   t.equal(applyReplacements('unchanged text', []), 'unchanged text')
+})
+
+t.test('any trigger text works: every printable ASCII character and Unicode punctuation', async (t) => {
+  const marks = [
+    ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
+    '«',
+    '»',
+    '—',
+    '’',
+    '…',
+    '¿',
+    '、',
+    '€',
+  ]
+  let failures = 0
+  for (const mark of marks) {
+    const trigger = mark === ' ' ? 'e mail' : `e${mark}mail`
+    let result = ''
+    try {
+      result = applyReplacements(`send an ${trigger} now`, [rule([trigger], 'EMAIL')])
+    } catch {
+      failures++
+      continue
+    }
+    if (result !== 'send an EMAIL now') {
+      failures++
+      t.fail(`trigger ${JSON.stringify(trigger)}: ${JSON.stringify(result)}`)
+    }
+  }
+  t.equal(failures, 0, `${marks.length} triggers compiled and replaced`)
+  t.equal(
+    applyReplacements('wi-fi and t-shirt', [rule(['wi-fi'], 'Wi-Fi'), rule(['t-shirt'], 'T-shirt')]),
+    'Wi-Fi and T-shirt',
+  )
+})
+
+t.test('1000 rules with long triggers on a 10,000-word text: correct, no giant pattern', async (t) => {
+  let seed = 42
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  const vocabulary = Array.from({ length: 500 }, (_, i) => `w${i.toString(36)}`)
+  const word = () => vocabulary[Math.floor(random() * vocabulary.length)] as string
+  const rules = Array.from({ length: 1000 }, (_, i) =>
+    rule([Array.from({ length: 20 }, word).join(' '), `planted trigger ${i}`], `<R${i}>`),
+  )
+  const words = Array.from({ length: 10_000 }, word)
+  words.splice(5000, 0, 'planted', 'trigger', '17')
+  words.splice(9000, 0, 'planted', 'trigger', '999')
+  const result = applyReplacements(words.join(' '), rules)
+  t.match(result, /(^| )<R17>( |$)/, 'a planted trigger is replaced')
+  t.match(result, /(^| )<R999>( |$)/)
+  t.notMatch(result, /planted trigger/, 'both of them')
+})
+
+t.test('through the API: a hyphenated trigger, then a transcription, is no 500', async (t) => {
+  const app = await build(t, {
+    speech: { engine: 'fixture-echo', engines: { 'fixture-echo': { text: 'send an e-mail' } } },
+  })
+  const added = await injectJson(app, 'POST', '/v1/dictionary/replacements', {
+    triggers: ['e-mail'],
+    replacement: 'email',
+  })
+  t.equal(added.status, 200)
+  const wav = readFileSync(path.join(audioFixturesDir, 'goforward.wav'))
+  const result = await app.inject({
+    method: 'POST',
+    url: '/v1/transcribe',
+    headers: { 'content-type': 'audio/wav' },
+    payload: wav,
+  })
+  t.equal(result.statusCode, 200, result.body)
+  t.equal(result.json().text, 'send an email')
 })
