@@ -28,7 +28,12 @@ const EXTENSIBLE = 0xfffe
 const SUBTYPE_TAIL = Buffer.from('000000001000800000aa00389b71', 'hex')
 const UNKNOWN_SIZE = 0xffffffff
 const MAX_CHUNKS = 10_000
-const MAX_SAMPLE_RATE = 1_536_000
+/**
+ * Sample rates dictum reads. Outside them a header is lying or the audio is not speech: a 14 KB file that
+ * claimed 1 Hz resampled into 112 million samples in one call, freezing the API.
+ */
+const MIN_SAMPLE_RATE = 1000
+const MAX_SAMPLE_RATE = 384_000
 
 function invalid(reason: string): Error {
   return errors.AUDIO_DECODE_FAILED(`invalid WAV file: ${reason}.`)
@@ -75,8 +80,10 @@ function sampleFormatOf(fmt: FmtChunk): PcmLayout['sampleFormat'] {
 
 function checkFmt(fmt: FmtChunk): PcmLayout['sampleFormat'] {
   if (fmt.channels === 0) throw invalid('zero channels')
-  if (fmt.sampleRate === 0 || fmt.sampleRate > MAX_SAMPLE_RATE) {
-    throw invalid(`unsupported sample rate ${fmt.sampleRate} Hz`)
+  if (fmt.sampleRate < MIN_SAMPLE_RATE || fmt.sampleRate > MAX_SAMPLE_RATE) {
+    throw invalid(
+      `unsupported sample rate ${fmt.sampleRate} Hz (dictum reads ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE} Hz)`,
+    )
   }
   const sampleFormat = sampleFormatOf(fmt)
   if (fmt.blockAlign !== fmt.channels * sampleBytes(sampleFormat)) throw invalid('inconsistent block size')

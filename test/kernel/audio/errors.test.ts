@@ -110,6 +110,14 @@ t.test('invalid WAV headers are AUDIO_DECODE_FAILED with a short reason', async 
   const cases: Array<[string, Buffer, RegExp]> = [
     ['zero channels', mutate((b) => b.writeUInt16LE(0, 22)), /zero channels/],
     ['zero sample rate', mutate((b) => b.writeUInt32LE(0, 24)), /sample rate/],
+    // A 14 KB file claiming 1 Hz used to resample into 112 M samples in one call, freezing the API.
+    [
+      '1 Hz',
+      mutate((b) => b.writeUInt32LE(1, 24)),
+      /unsupported sample rate 1 Hz \(dictum reads 1000 to 384000 Hz\)/,
+    ],
+    ['999 Hz', mutate((b) => b.writeUInt32LE(999, 24)), /sample rate 999 Hz/],
+    ['384001 Hz', mutate((b) => b.writeUInt32LE(384_001, 24)), /sample rate 384001 Hz/],
     ['block align mismatch', mutate((b) => b.writeUInt16LE(3, 32)), /block size/],
     ['16-bit float', mutate((b) => b.writeUInt16LE(3, 20)), /16-bit float samples/],
     ['40-bit integers', mutate((b) => b.writeUInt16LE(40, 34)), /40-bit integer samples/],
@@ -118,6 +126,14 @@ t.test('invalid WAV headers are AUDIO_DECODE_FAILED with a short reason', async 
     const { code, message } = await codeOf(bytes(data))
     t.equal(code, 'AUDIO_DECODE_FAILED', name)
     t.match(message, reason, `${name}: ${message}`)
+  }
+})
+
+t.test('the edges of the sample-rate range decode', async (t) => {
+  for (const rate of [1000, 8000, 384_000]) {
+    const wav = encodeWav([tone(440, rate, rate / 10)], { sampleRate: rate, format: 's16' })
+    const samples = (await bytes(wav)) as Float32Array
+    t.equal(samples.length, 1600, `${rate} Hz: 0.1 s as 16 kHz samples`)
   }
 })
 
