@@ -9,7 +9,6 @@
 
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../kernel/audio/index.ts'
-import { errors } from '../../kernel/errors.ts'
 import type { AudioService } from '../../kernel/audio-service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
@@ -17,6 +16,7 @@ import type {
   TranscriptSegment,
   TranscriptWord,
 } from '../../kernel/contracts/engine.ts'
+import { errors } from '../../kernel/errors.ts'
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../../kernel/vad/index.ts'
 import type { VadService } from '../../kernel/vad-service.ts'
