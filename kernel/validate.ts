@@ -30,3 +30,11 @@ export function checkPayload<S extends TSchema>(
   if (problem !== null) throw fail(`${problem}.`)
   return value as Static<S>
 }
+
+/** A UTF-16 surrogate without its pair: not text (SQLite stores it as WTF-8 and reads it back as U+FFFD). */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/** True when `text` is well-formed Unicode (no lone surrogate). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text)
+}

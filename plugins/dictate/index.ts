@@ -3,8 +3,10 @@
  * `windowTitle` (JSON fields, or X-App-Name / X-Window-Title headers) -> the history entry, with `stored`.
  */
 import { Type } from '@sinclair/typebox'
+import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
+import { isWellFormedText } from '../../kernel/validate.ts'
 import { HistoryEntrySchema } from '../history/schemas.ts'
 import { audioFromRequest, fieldOrHeader } from '../transcribe/input.ts'
 
@@ -12,6 +14,24 @@ export const DictationResultSchema = Type.Composite([
   HistoryEntrySchema,
   Type.Object({ stored: Type.Boolean() }),
 ])
+
+/**
+ * Longest `appName` / `windowTitle` stored (characters): window titles are short, and unbounded ones grew the
+ * database by megabytes a request until `GET /v1/history` failed.
+ */
+export const MAX_CONTEXT_LENGTH = 1024
+
+function boundedText(value: string, field: string): string {
+  if (value.length > MAX_CONTEXT_LENGTH)
+    throw errors.INVALID_REQUEST(`${field} is longer than ${MAX_CONTEXT_LENGTH} characters.`, {
+      extra: { field },
+    })
+  if (!isWellFormedText(value))
+    throw errors.INVALID_REQUEST(`${field} is not valid Unicode text (a lone surrogate).`, {
+      extra: { field },
+    })
+  return value
+}
 
 export const dictateRoutes = routePlugin('dictate', async (app) => {
   const { dictation, configStore } = app.dictum
@@ -25,8 +45,11 @@ export const dictateRoutes = routePlugin('dictate', async (app) => {
     async (request, reply) => {
       const { source, fields } = await audioFromRequest(request)
       const result = await dictation.dictate(source, {
-        appName: fieldOrHeader(request, fields, 'appName', 'x-app-name'),
-        windowTitle: fieldOrHeader(request, fields, 'windowTitle', 'x-window-title'),
+        appName: boundedText(fieldOrHeader(request, fields, 'appName', 'x-app-name'), 'appName'),
+        windowTitle: boundedText(
+          fieldOrHeader(request, fields, 'windowTitle', 'x-window-title'),
+          'windowTitle',
+        ),
         signal: clientGoneSignal(reply),
       })
       return { ...result.entry, stored: result.stored }

@@ -1,6 +1,7 @@
 /** AI enhancement of text (spec 4.7): request parsing and the call to the selected provider. */
 import { errors } from '../../kernel/errors.ts'
 import type { ProcessOutcome, ProviderRegistry } from '../../kernel/provider-registry.ts'
+import { isWellFormedText } from '../../kernel/validate.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -22,6 +23,8 @@ export function textFromBody(body: unknown): string {
   const text = (body as { text?: unknown }).text
   if (text === undefined || text === null) throw errors.MISSING_TEXT()
   if (typeof text !== 'string') throw errors.INVALID_REQUEST('"text" must be a string.')
+  if (!isWellFormedText(text))
+    throw errors.INVALID_REQUEST('"text" is not valid Unicode text (a lone surrogate).')
   return text
 }
 
