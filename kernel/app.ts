@@ -26,7 +26,7 @@ import { buildContainer, type Cradle, closeContainer, type DictumContainer } fro
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
 import { errorBody, errors } from './errors.ts'
 import { accessLog } from './http/access-log.ts'
-import { errorHandler } from './http/error-handler.ts'
+import { clientErrorHandler, errorHandler, frameworkErrors } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
 import { RoutesTable } from './http/routes-table.ts'
 import { logStream } from './log-destination.ts'
@@ -77,6 +77,8 @@ export async function buildApp(
   const app = Fastify({
     ...loggerOption(options.logger, config),
     bodyLimit: config.api.bodyLimit,
+    frameworkErrors,
+    clientErrorHandler,
     exposeHeadRoutes: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',

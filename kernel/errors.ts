@@ -23,6 +23,9 @@ const catalogue = {
   FORBIDDEN_ORIGIN: { status: 403, message: 'Forbidden: cross-origin requests are not allowed.' },
   UNAUTHORIZED: { status: 401, message: 'Unauthorized: a valid bearer token is required.' },
   INVALID_REQUEST: { status: 400, message: (d) => `Invalid request: ${d}` },
+  MALFORMED_REQUEST: { status: 400, message: 'Bad request: the HTTP request is malformed.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'Request timeout: the request was not received in time.' },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },

@@ -2,6 +2,7 @@
  * Where every error becomes a response: catalogue errors as they are, Fastify's own errors translated into
  * the catalogue once, anything else a 500 whose body carries no stack trace or internal path.
  */
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { type DictumError, type ErrorCode, errorBody, errors, isDictumError } from '../errors.ts'
 
@@ -42,4 +43,38 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   else request.log.debug({ ...where, code: translated.code }, translated.message)
   if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
   return reply.code(translated.statusCode).send(errorBody(translated))
+}
+
+/**
+ * Errors Fastify meets before routing (a URL it cannot decode…): dictum's shape, not Fastify's own body.
+ * (Fastify's `frameworkErrors` option.)
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const translated =
+    error.code === 'FST_ERR_BAD_URL'
+      ? errors.INVALID_REQUEST('the URL is malformed (a bad percent-escape?).')
+      : toDictumError(error, request)
+  return reply.code(translated.statusCode).send(errorBody(translated))
+}
+
+/**
+ * Requests Node's HTTP parser refuses (a malformed request line or header, headers too large, a request not
+ * received in time) never reach Fastify: the answer is written to the socket here, in dictum's shape, and the
+ * connection closed. (Fastify's `clientErrorHandler` option.)
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) return
+  const failure =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errors.HEADERS_TOO_LARGE()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errors.REQUEST_TIMEOUT()
+        : errors.MALFORMED_REQUEST()
+  const body = JSON.stringify(errorBody(failure))
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }
+  socket.end(
+    `HTTP/1.1 ${failure.statusCode} ${reason[failure.statusCode as 400 | 408 | 431]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  )
 }
