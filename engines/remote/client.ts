@@ -93,7 +93,7 @@ function failed(upload: Upload, detail: string): DictumError {
 }
 
 function httpFailure(upload: Upload, status: number, headers: Headers, body: string): RemoteFailure {
-  const message = vendorMessage(body)
+  const message = vendorMessage(body, upload.apiKey ? [upload.apiKey] : [])
   const auth =
     status === 401 || status === 403
       ? ` (${status === 401 ? 'authentication failed' : 'permission denied'}: check ${upload.keyHint})`

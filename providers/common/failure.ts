@@ -13,11 +13,13 @@ export interface HttpFailure {
   headers: Headers
   body: string
   authHint?: string
+  /** Secrets to take out of the vendor's message before it is shortened. */
+  secrets?: string[]
 }
 
 export function describeHttpFailure(failure: HttpFailure): string {
   const { provider, status } = failure
-  const detail = vendorMessage(failure.body)
+  const detail = vendorMessage(failure.body, failure.secrets)
   const head = `${provider}: HTTP ${status}`
   if (status === 401 || status === 403) {
     const what = status === 401 ? 'authentication failed' : 'permission denied'
@@ -36,8 +38,12 @@ export function describeHttpFailure(failure: HttpFailure): string {
   return `${head}: request rejected`
 }
 
-/** The vendor's own error message, when the body carries one, collapsed to one short line. */
-export function vendorMessage(body: string): string {
+/**
+ * The vendor's own error message, when the body carries one, collapsed to one short line. Secrets (and
+ * anything shaped like a key) are taken out first: shortening first could cut a key in two and leave a part
+ * of it that no longer looks like one.
+ */
+export function vendorMessage(body: string, secrets: readonly string[] = []): string {
   const trimmed = body.trim()
   if (trimmed === '' || /^<(?:!doctype|html|\?xml)/i.test(trimmed)) return ''
   let found: string | undefined
@@ -47,7 +53,7 @@ export function vendorMessage(body: string): string {
     found = trimmed
   }
   if (!found) return ''
-  const line = found.replace(/\s+/g, ' ').trim()
+  const line = redact(found.replace(/\s+/g, ' ').trim(), secrets)
   return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line
 }
 
@@ -70,7 +76,7 @@ function messageIn(json: unknown): string | undefined {
 const KEY_LIKE = /\b(?:sk|gsk|xai)[-_][A-Za-z0-9_-]{12,}/g
 
 /** Removes every configured secret, and anything shaped like an API key, from a message. */
-export function redact(message: string, secrets: string[]): string {
+export function redact(message: string, secrets: readonly string[]): string {
   let out = message
   for (const secret of secrets) {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]')

@@ -75,3 +75,20 @@ t.test('safeUrl drops credentials, query and fragment', async (t) => {
   t.equal(safeUrl('https://user:pw@host.example:8443/v1/x?api_key=s#f'), 'https://host.example:8443/v1/x')
   t.equal(safeUrl('not a url'), 'the configured baseUrl')
 })
+
+t.test('secrets are taken out before a long message is shortened (no key cut in two)', async (t) => {
+  const secret = 'my-private-token-0123456789abcdef'
+  const keyShaped = `sk-${'A1b2C3d4'.repeat(5)}`
+  for (const key of [secret, keyShaped]) {
+    // The cut at 300 characters falls inside the key.
+    const body = JSON.stringify({ error: { message: `${'x'.repeat(292)} ${key} rest of the message` } })
+    const message = vendorMessage(body, [secret])
+    t.notOk(
+      message.includes(key.slice(0, 8)),
+      `no part of ${key.slice(0, 6)}… is shown: ${message.slice(-40)}`,
+    )
+    t.match(message, /\[redact/, 'the key was replaced before the cut')
+    const sentence = describeHttpFailure({ ...base, status: 400, body, secrets: [secret] })
+    t.notOk(sentence.includes(key.slice(0, 8)), 'nor in the whole sentence')
+  }
+})
