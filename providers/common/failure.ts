@@ -75,13 +75,19 @@ function messageIn(json: unknown): string | undefined {
 /** Looks like an API key: `sk-…` (OpenAI, OpenRouter `sk-or-…`, Anthropic `sk-ant-…`), Groq `gsk_…`, xAI `xai-…`. */
 const KEY_LIKE = /\b(?:sk|gsk|xai)[-_][A-Za-z0-9_-]{12,}/g
 
-/** Removes every configured secret, and anything shaped like an API key, from a message. */
+/** Credentials inside a URL: `scheme://user:password@`. */
+const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi
+
+/**
+ * Removes every configured secret, anything shaped like an API key, and the credentials of any URL
+ * (`http://user:pass@host` becomes `http://***@host`) from a message.
+ */
 export function redact(message: string, secrets: readonly string[]): string {
   let out = message
   for (const secret of secrets) {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]')
   }
-  return out.replace(KEY_LIKE, '[redacted]')
+  return out.replace(KEY_LIKE, '[redacted]').replace(URL_USERINFO, '$1***@')
 }
 
 /** The URL without credentials, query or fragment, fit for an error message. */
