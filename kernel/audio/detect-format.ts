@@ -2,6 +2,7 @@
  * Format detection. Magic bytes decide; the file name and content type are only hints, used for the
  * headerless-raw convention and to name the temporary copy ffmpeg probes.
  */
+import { errors } from '../errors.ts'
 
 /** How a given input is decoded. */
 export type DetectedFormat =
@@ -77,7 +78,16 @@ function byTag(head: Uint8Array): DetectedFormat | undefined {
   return undefined
 }
 
-/** Decides how to decode an input from its first bytes (at least `HEAD_BYTES` when the input is longer). */
+/** Tab, line feed, carriage return and printable ASCII: what a text file is made of. */
+function isText(head: Uint8Array): boolean {
+  return head.every((b) => b === 0x09 || b === 0x0a || b === 0x0d || (b >= 0x20 && b < 0x7f))
+}
+
+/**
+ * Decides how to decode an input from its first bytes (at least `HEAD_BYTES` when the input is longer).
+ * Text is never audio: a playlist (`#EXTM3U`), an ffmpeg concat list or an SDP file would make ffmpeg open
+ * other files and quote them in its errors, so such inputs are refused before ffmpeg sees them.
+ */
 export function detectFormat(
   head: Uint8Array,
   nameHint: string | undefined,
@@ -85,6 +95,9 @@ export function detectFormat(
 ): DetectedFormat {
   const tagged = byTag(head)
   if (tagged) return tagged
+  if (head.length >= 8 && isText(head) && !RAW_EXTENSIONS.has(extensionOf(nameHint) ?? '')) {
+    throw errors.AUDIO_DECODE_FAILED('the file is text (a playlist or a list of files?), not audio.')
+  }
   // Checked before the weak MPEG sync below: raw PCM often starts with 0xFFFF (a sample of -1).
   if (RAW_EXTENSIONS.has(extensionOf(nameHint) ?? '')) return { kind: 'raw' }
   if (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0) {

@@ -27,7 +27,10 @@ type Exit = { code: number | null; signal: NodeJS.Signals | null } | { error: Er
 
 function ffmpegArgs(url: string): string[] {
   const output = ['-vn', '-sn', '-dn', '-f', 'f32le', '-ac', '1', '-ar', String(TARGET_SAMPLE_RATE), 'pipe:1']
-  return ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', url, ...output]
+  // Only the one file or pipe dictum hands over: a playlist or concat list cannot make ffmpeg open other
+  // files or URLs (detect-format.ts refuses text inputs before this; this holds for anything it missed).
+  const input = ['-protocol_whitelist', 'file,pipe', '-i', url]
+  return ['-nostdin', '-hide_banner', '-loglevel', 'error', ...input, ...output]
 }
 
 function isRunning(child: ChildProcess): boolean {
