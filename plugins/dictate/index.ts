@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox'
 import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
+import { useShallowJson } from '../../kernel/http/shallow-json.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { isWellFormedText } from '../../kernel/validate.ts'
 import { HistoryEntrySchema } from '../history/schemas.ts'
@@ -34,6 +35,8 @@ function boundedText(value: string, field: string): string {
 }
 
 export const dictateRoutes = routePlugin('dictate', async (app) => {
+  // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
+  useShallowJson(app, 'INVALID_AUDIO_JSON')
   const { dictation, configStore } = app.dictum
   app.post(
     '/dictate',

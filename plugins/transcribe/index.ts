@@ -1,10 +1,13 @@
 /** POST /v1/transcribe (spec 4.5): any of the three input modes -> transcription result. */
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
+import { useShallowJson } from '../../kernel/http/shallow-json.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { audioFromRequest, stringFields } from './input.ts'
 import { TranscribeQuerySchema, TranscriptionResultSchema } from './schemas.ts'
 
 export const transcribeRoutes = routePlugin('transcribe', async (app) => {
+  // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
+  useShallowJson(app, 'INVALID_AUDIO_JSON')
   const { transcription, history, configStore } = app.dictum
   app.post(
     '/transcribe',

@@ -1,0 +1,38 @@
+/**
+ * The audio routes take large JSON only for base64 audio: deeply nested JSON is refused with the contract's
+ * `Invalid JSON audio payload.` before it is parsed (24 MB of it used to block the API ~9 s, +870 MB).
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { depthOver } from '../../../kernel/http/shallow-json.ts'
+import { build } from '../../helpers/build.ts'
+import { audioFixturesDir } from '../../helpers/fixtures.ts'
+
+t.test('nesting is counted outside strings only', async (t) => {
+  t.equal(depthOver('{"a":[{"b":1}]}', 4), false)
+  t.equal(depthOver('[[[[[1]]]]]', 4), true)
+  t.equal(depthOver('{"s":"[[[[[[[[[[ \\" {{{{{{"}', 2), false, 'brackets and escaped quotes inside a string')
+})
+
+t.test('deep JSON on /v1/transcribe and /v1/dictate is a 400, flat JSON still works', async (t) => {
+  const app = await build(t)
+  const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`
+  for (const url of ['/v1/transcribe', '/v1/dictate']) {
+    const response = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: deep,
+    })
+    t.equal(response.statusCode, 400, url)
+    t.same(response.json(), { error: 'Invalid JSON audio payload.', code: 'INVALID_AUDIO_JSON' })
+  }
+  const audioBase64 = readFileSync(path.join(audioFixturesDir, 'goforward.wav')).toString('base64')
+  const flat = await app.inject({
+    method: 'POST',
+    url: '/v1/transcribe',
+    payload: { audioBase64, language: 'en' },
+  })
+  t.equal(flat.statusCode, 200)
+})
