@@ -4,11 +4,11 @@
  * (its engine is warm), both with the installed package (lib/packed.ts). Rounds alternate the two ways, so
  * machine noise hits both alike.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { freePort, untilHealthy } from '../test/helpers/serve.ts'
 import { median, round } from './lib/load.ts'
 import { packedDictum } from './lib/packed.ts'
 
@@ -72,28 +72,5 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<numbe
         ? resolve(performance.now() - started)
         : reject(new Error(`dictum ${args.join(' ')} exited ${code}: ${stderr}`)),
     )
-  })
-}
-
-async function untilHealthy(server: ChildProcess, port: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (server.exitCode !== null) throw new Error(`dictum serve exited with ${server.exitCode}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/v1/health`)
-      .then((r) => r.ok)
-      .catch(() => false)
-    if (ok) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('dictum serve did not answer within 60 s')
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
   })
 }

@@ -4,8 +4,8 @@
  * `dictum serve` until it answers `GET /v1/health`. Rounds alternate the commands.
  */
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import path from 'node:path'
+import { freePort } from '../test/helpers/serve.ts'
 import { median, round } from './lib/load.ts'
 import { packedDictum } from './lib/packed.ts'
 
@@ -74,15 +74,4 @@ async function untilHealthy(bin: string, dataDir: string): Promise<number> {
   } finally {
     child.kill('SIGTERM')
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 }

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { DictumConfig } from '../../config/schema.ts'
-import type { TranscriptSegment, TranscriptWord } from '../contracts/engine.ts'
+import type { Transcript } from '../../plugins/transcribe/service.ts'
 import { DictumError, type ErrorCode, isErrorCode } from '../errors.ts'
 import { isLoopbackHostname } from '../http/guard.ts'
 import { CliError } from './cli-error.ts'
@@ -43,19 +43,8 @@ export interface ServerChoice {
   server?: string
 }
 
-/** What `/v1/transcribe?verbose=true` returns. */
-export interface ServerTranscript {
-  text: string
-  rawText: string
-  confidence: number
-  sampleCount: number
-  provider: string
-  engine: string
-  language: string | null
-  durationSeconds: number
-  segments: TranscriptSegment[]
-  words: TranscriptWord[] | null
-}
+/** What `/v1/transcribe?verbose=true` returns: the transcript as the in-process pipeline makes it. */
+export type ServerTranscript = Transcript
 
 export interface ReplacementRule {
   id: string

@@ -5,25 +5,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
+import { freePort, untilHealthy } from '../helpers/serve.ts'
 import { audioFixturesDir, cleanEnv, repoRoot, runCli, tempDir } from './run-cli.ts'
 
 const JFK = path.join(audioFixturesDir, 'jfk.wav')
 const GOFORWARD = path.join(audioFixturesDir, 'goforward.wav')
 const BIN = path.join(repoRoot, 'bin/dictum.js')
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** `dictum serve` with this config, answering /v1/health; stopped on teardown. */
 async function serve(
@@ -36,15 +25,8 @@ async function serve(
   t.teardown(() => {
     child.kill('SIGKILL')
   })
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`dictum serve exited with ${child.exitCode}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/v1/health`)
-      .then((r) => r.ok)
-      .catch(() => false)
-    if (ok) return child
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('dictum serve did not answer /v1/health within 60 s')
+  await untilHealthy(child, port)
+  return child
 }
 
 t.test('a running service does the work; its dictionary and --local prove where it ran', async (t) => {

@@ -6,26 +6,15 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { closeSync, openSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { logDestination } from '../../kernel/log-destination.ts'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { repoRoot } from '../helpers/fixtures.ts'
+import { freePort, untilHealthy } from '../helpers/serve.ts'
 
 /** A bound well above the graceful-close limit: the test fails if the process has not exited by then. */
 const EXIT_LIMIT_MS = 20_000
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 async function startServe(t: Test, stdio: 'pipe' | 'ignore'): Promise<{ child: ChildProcess; port: number }> {
   const dir = tempDir(t)
@@ -45,18 +34,8 @@ async function startServe(t: Test, stdio: 'pipe' | 'ignore'): Promise<{ child: C
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`dictum serve exited with ${child.exitCode}`)
-    if (
-      await fetch(`http://127.0.0.1:${port}/v1/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { child, port }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('dictum serve did not answer')
+  await untilHealthy(child, port)
+  return { child, port }
 }
 
 async function exitsWithin(child: ChildProcess, ms: number): Promise<boolean> {
@@ -67,7 +46,7 @@ async function exitsWithin(child: ChildProcess, ms: number): Promise<boolean> {
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   t.test(`${signal} ends dictum serve whose stdout and stderr readers are gone`, async (t) => {
-    const { child, port } = await startServe(t, 'pipe')
+    const { child } = await startServe(t, 'pipe')
     // The reader goes away: further writes fail with EPIPE.
     child.stdout?.destroy()
     child.stderr?.destroy()

@@ -7,27 +7,16 @@
  */
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { audioFixturesDir, repoRoot } from '../helpers/fixtures.ts'
+import { freePort } from '../helpers/serve.ts'
 
 const run = promisify(execFile)
 const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
   .version
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 t.test('pack, install into an empty prefix, run the installed dictum', async (t) => {
   const dir = tempDir(t, 'dictum-pack-')

@@ -9,11 +9,11 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import t from 'tap'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { repoRoot } from '../helpers/fixtures.ts'
+import { freePort, untilHealthy } from '../helpers/serve.ts'
 import { encodeWav } from '../helpers/wav.ts'
 
 const EXAMPLE = path.join(repoRoot, 'examples/engine-plugin')
@@ -23,17 +23,6 @@ const SOURCE_CONDITION = '--conditions=dictum-source'
 if (!existsSync(LINK)) {
   mkdirSync(path.dirname(LINK), { recursive: true })
   symlinkSync(repoRoot, LINK, 'dir')
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 }
 
 t.test("the example's own test: the engine conformance suite through dictum-local/testing", async (t) => {
@@ -82,17 +71,8 @@ t.test('dictum serve loads the example through config plugins and transcribes wi
     server.kill('SIGKILL')
   })
   const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 600; i++) {
-    if (server.exitCode !== null) throw new Error(`dictum serve exited with ${server.exitCode}`)
-    if (
-      await fetch(`${base}/v1/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await untilHealthy(server, port)
+
   const engines = (await (await fetch(`${base}/v1/engines`)).json()) as {
     items: { id: string; active: boolean; displayName: string }[]
   }

@@ -2,15 +2,12 @@
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { DEFAULT_MODEL_DIR } from '../../../engines/pocketsphinx/options.ts'
 import { AudioDecoder } from '../../../kernel/audio/index.ts'
 import { audioFixturesDir } from '../../helpers/fixtures.ts'
 
 export { audioFixturesDir }
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 
 export interface Clip {
   file: string

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import {
   archiveFileName,
@@ -14,8 +12,6 @@ import {
   OFFICIAL_HOSTS,
 } from '../../../kernel/models/catalog.ts'
 import { vadModelPath } from '../../helpers/fixtures.ts'
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 
 t.test('the built-in catalog is well-formed', async (t) => {
   t.same(catalogProblems(defaultCatalog), [])
