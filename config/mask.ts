@@ -10,6 +10,11 @@ export function isSecretKey(key: string): boolean {
 /** Credentials inside a URL: `scheme://user:password@`. */
 const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi
 
+/** `http://user:pass@host` becomes `http://***@host`, wherever in `text` a URL carries credentials. */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, '$1***@')
+}
+
 /**
  * A deep copy of `value` with every secret-named string replaced by `'***'`, every value of a `headers`
  * object too (they carry tokens: `Authorization`, `X-Api-Key`…), and the credentials of every URL
@@ -18,8 +23,7 @@ const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi
 export function maskSecrets<T>(value: T, extraSecretKeys: readonly string[] = []): T {
   const extra = new Set(extraSecretKeys)
   const walk = (node: unknown, inHeaders = false): unknown => {
-    if (typeof node === 'string')
-      return inHeaders && node.length > 0 ? '***' : node.replace(URL_USERINFO, '$1***@')
+    if (typeof node === 'string') return inHeaders && node.length > 0 ? '***' : maskUrlCredentials(node)
     if (Array.isArray(node)) return node.map((child) => walk(child))
     if (node === null || typeof node !== 'object') return node
     const out: Record<string, unknown> = {}

@@ -4,6 +4,8 @@
  * `{"error": {"message": "..."}}`, Anthropic `{"type": "error", "error": {"type": "...", "message": "..."}}`,
  * proxies and local servers sometimes `{"message": "..."}`, `{"detail": "..."}`, plain text or an HTML page.
  */
+import { maskUrlCredentials } from '../../config/mask.ts'
+
 const MAX_DETAIL = 300
 
 export interface HttpFailure {
@@ -75,9 +77,6 @@ function messageIn(json: unknown): string | undefined {
 /** Looks like an API key: `sk-…` (OpenAI, OpenRouter `sk-or-…`, Anthropic `sk-ant-…`), Groq `gsk_…`, xAI `xai-…`. */
 const KEY_LIKE = /\b(?:sk|gsk|xai)[-_][A-Za-z0-9_-]{12,}/g
 
-/** Credentials inside a URL: `scheme://user:password@`. */
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi
-
 /**
  * Removes every configured secret, anything shaped like an API key, and the credentials of any URL
  * (`http://user:pass@host` becomes `http://***@host`) from a message.
@@ -87,7 +86,7 @@ export function redact(message: string, secrets: readonly string[]): string {
   for (const secret of secrets) {
     if (secret.length >= 4) out = out.split(secret).join('[redacted]')
   }
-  return out.replace(KEY_LIKE, '[redacted]').replace(URL_USERINFO, '$1***@')
+  return maskUrlCredentials(out.replace(KEY_LIKE, '[redacted]'))
 }
 
 /** The URL without credentials, query or fragment, fit for an error message. */
