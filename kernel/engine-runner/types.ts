@@ -36,6 +36,8 @@ export interface EngineRunnerContext {
   modelsDir: string
 }
 
+export type EngineRunnerTimeouts = Pick<EngineRunnerOptions, 'requestTimeoutMs' | 'loadTimeoutMs'>
+
 export type EngineRunnerState = 'idle' | 'loading' | 'ready' | 'failed' | 'closed'
 
 /** Runs one engine: loads it, queues and transcribes, contains its failures, closes it. */
@@ -47,6 +49,11 @@ export interface EngineRunner {
   load(): Promise<void>
   /** Loads first when needed. Rejects with catalogue errors only (or the signal's reason when aborted). */
   transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
+  /**
+   * New `requestTimeoutMs` / `loadTimeoutMs` for the transcriptions and loads that start from now on (a
+   * config edit of the timeouts needs no restart of the loaded engine).
+   */
+  setTimeouts(timeouts: EngineRunnerTimeouts): void
   /** Stops every host and rejects queued requests. Safe to call twice. */
   close(): Promise<void>
 }
