@@ -5,7 +5,8 @@ import { EngineHost } from './host-handle.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
 import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
 
-const recordedCodes = new Set(['ENGINE_CRASHED', 'ENGINE_TIMEOUT', 'ENGINE_LOAD_FAILED'])
+// MODEL_INVALID from a transcription: the model loaded but yields garbage (NaN scores), the engine shows failed.
+const recordedCodes = new Set(['ENGINE_CRASHED', 'ENGINE_TIMEOUT', 'ENGINE_LOAD_FAILED', 'MODEL_INVALID'])
 
 /**
  * Runs an engine in a pool of child processes (hosts), at most `concurrency` of them, each holding its own

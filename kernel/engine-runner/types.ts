@@ -43,7 +43,7 @@ export type EngineRunnerState = 'idle' | 'loading' | 'ready' | 'failed' | 'close
 /** Runs one engine: loads it, queues and transcribes, contains its failures, closes it. */
 export interface EngineRunner {
   readonly state: EngineRunnerState
-  /** The last load failure, crash or timeout; cleared by a successful load. */
+  /** The last load failure, crash, timeout or invalid model (MODEL_INVALID); cleared by a successful load. */
   readonly lastError: DictumError | null
   /** Idempotent and single-flight: parallel callers share one load. After a failure the next call retries. */
   load(): Promise<void>
