@@ -1,6 +1,7 @@
 /**
  * The AI-provider registry: every discovered provider, the selected one (`ai.provider`), one instance per
- * provider created on first use (single-flight), recreated when its options change. Provider failures are
+ * provider created on first use (single-flight), recreated when its options change (the old instance closes
+ * once the requests using it are done: closing aborts a provider's requests). Provider failures are
  * translated here into catalogue errors naming the provider, with every secret option value redacted.
  */
 import type { ConfigStore } from './config-store.ts'
@@ -33,6 +34,10 @@ interface Live {
   instance: Promise<ProviderInstance>
   state: 'loading' | 'ready' | 'failed'
   error: string | null
+  /** Requests using the instance now. */
+  users: number
+  /** Replaced after an options edit: closed once `users` is 0. */
+  retired: boolean
 }
 
 export class ProviderRegistry {
@@ -40,6 +45,8 @@ export class ProviderRegistry {
   readonly #config: ConfigStore
   readonly #logger: PluginLogger
   readonly #live = new Map<string, Live>()
+  /** Replaced instances still serving requests. */
+  readonly #draining = new Set<Live>()
 
   constructor(deps: { discovery: DiscoveryResult; configStore: ConfigStore; logger: PluginLogger }) {
     this.#providers = deps.discovery.providers
@@ -90,8 +97,11 @@ export class ProviderRegistry {
     const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal
     const appPrompt = request.appName ? ai.appPrompts[request.appName] : undefined
     const prompt = appPrompt ?? (typeof options.prompt === 'string' ? options.prompt : undefined)
+    let entry: Live | undefined
     try {
-      const instance = await this.#instance(definition, options)
+      entry = this.#entry(definition, options)
+      entry.users++
+      const instance = await entry.instance
       const result = await raceAbort(
         instance.process(
           { text, ...(prompt ? { prompt } : {}), ...(request.appName ? { appName: request.appName } : {}) },
@@ -109,12 +119,17 @@ export class ProviderRegistry {
       throw this.#translate(err, definition, options, timeout.signal.aborted)
     } finally {
       clearTimeout(timer)
+      if (entry) {
+        entry.users--
+        if (entry.retired && entry.users === 0) this.#closeRetired(entry)
+      }
     }
   }
 
   async close(): Promise<void> {
-    const live = [...this.#live.values()]
+    const live = [...this.#live.values(), ...this.#draining]
     this.#live.clear()
+    this.#draining.clear()
     await Promise.allSettled(live.map(async (l) => (await l.instance).close?.()))
   }
 
@@ -125,12 +140,23 @@ export class ProviderRegistry {
     return result.value
   }
 
-  #instance(definition: ProviderDefinition, options: unknown): Promise<ProviderInstance> {
+  #entry(definition: ProviderDefinition, options: unknown): Live {
     const key = JSON.stringify(options)
     const live = this.#live.get(definition.id)
-    if (live && live.key === key && live.state !== 'failed') return live.instance
-    if (live) void live.instance.then((i) => i.close?.()).catch(() => {})
-    const entry: Live = { key, state: 'loading', error: null, instance: Promise.resolve(null as never) }
+    if (live && live.key === key && live.state !== 'failed') return live
+    if (live) {
+      live.retired = true
+      if (live.users === 0) this.#closeRetired(live)
+      else this.#draining.add(live)
+    }
+    const entry: Live = {
+      key,
+      state: 'loading',
+      error: null,
+      instance: Promise.resolve(null as never),
+      users: 0,
+      retired: false,
+    }
     entry.instance = (async () => {
       const { dataDir } = this.#config.current
       const instance = await definition.create({ options, dataDir, logger: this.#logger })
@@ -148,7 +174,12 @@ export class ProviderRegistry {
       },
     )
     this.#live.set(definition.id, entry)
-    return entry.instance
+    return entry
+  }
+
+  #closeRetired(live: Live): void {
+    this.#draining.delete(live)
+    void live.instance.then((i) => i.close?.()).catch(() => {})
   }
 
   #translate(err: unknown, definition: ProviderDefinition, options: unknown, timedOut: boolean): DictumError {

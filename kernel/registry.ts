@@ -1,6 +1,8 @@
 /**
  * The engine registry: every discovered engine with its status, the selected one, and one runner per engine
- * (created on first use, loaded once even under parallel first requests, restarted when its options change).
+ * (created on first use, loaded once even under parallel first requests, replaced when its options change).
+ * A replaced runner is drained, not killed: the requests holding it finish on it, new requests get the new
+ * runner, and it closes when its last request releases it.
  */
 import path from 'node:path'
 import type { DictumConfig } from '../config/schema.ts'
@@ -27,12 +29,17 @@ export interface EngineStatus {
   builtIn: boolean
 }
 
-/** An engine ready to transcribe. */
+/** An engine ready to transcribe, held by one request until it calls `release()`. */
 export interface AcquiredEngine {
   id: string
   displayName: string
   capabilities: EngineCapabilities
   runner: EngineRunner
+  /**
+   * Call once (more calls do nothing) when the request is done with the engine: a runner a config edit
+   * replaced closes when its last request has released it, and a model's idle time starts then.
+   */
+  release(): void
 }
 
 export type RunnerFactory = (options: EngineRunnerOptions) => EngineRunner
@@ -46,8 +53,12 @@ interface Live {
   /** For an engine loaded with a requested model: closes it once unused for MODEL_IDLE_MS. */
   idle?: IdleUnload
   /** Set once loaded: what `acquire` hands out while `speech` is the config in force. */
-  acquired?: AcquiredEngine
+  acquired?: Omit<AcquiredEngine, 'release'>
   speech?: object
+  /** Requests holding the runner (from acquire, including its load, until release). */
+  users: number
+  /** Replaced by a config edit: handed out no more, closed once `users` is 0. */
+  retired: boolean
 }
 
 export class EngineRegistry {
@@ -57,6 +68,8 @@ export class EngineRegistry {
   readonly #factory: RunnerFactory
   readonly #models: ModelManager
   readonly #live = new Map<string, Live>()
+  /** Replaced runners still finishing their requests. */
+  readonly #draining = new Set<Live>()
   #closed = false
 
   constructor(deps: {
@@ -124,8 +137,7 @@ export class EngineRegistry {
     // resolution only matter before a load.
     const live = this.#live.get(key)
     if (live?.acquired && live.speech === this.#config.current.speech && live.runner.state === 'ready') {
-      live.idle?.touch()
-      return live.acquired
+      return { ...live.acquired, release: this.#hold(live) }
     }
     const found = this.#find(id)
     const options = this.#options(id, found.definition, model)
@@ -140,34 +152,76 @@ export class EngineRegistry {
     }
     // close() may have run while this acquisition awaited the probe or a pull: start no engine process then.
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
-    const runner = this.#runner(key, id, found, options)
-    await runner.load()
-    const entry = this.#live.get(key)
-    const idle =
-      model === undefined ? undefined : (entry?.idle ?? new IdleUnload(() => this.#unload(key, runner)))
+    const entry = this.#runner(key, id, found, options)
+    // Held from before the load: a config edit during the load lets this request finish on this runner.
+    const release = this.#hold(entry)
+    try {
+      await entry.runner.load()
+    } catch (error) {
+      release()
+      throw error
+    }
+    if (model !== undefined) entry.idle ??= new IdleUnload(() => this.#unload(key, entry))
     const acquired = {
       id,
       displayName,
       capabilities: found.definition.capabilities(options as never),
-      runner: idle ? idle.track(runner) : runner,
+      runner: entry.runner,
     }
-    if (entry?.runner === runner)
-      Object.assign(entry, { acquired, speech: this.#config.current.speech, idle })
-    idle?.touch()
-    return acquired
+    if (this.#live.get(key) === entry) Object.assign(entry, { acquired, speech: this.#config.current.speech })
+    return { ...acquired, release }
   }
 
-  #unload(key: string, runner: EngineRunner): void {
-    const live = this.#live.get(key)
-    if (live?.runner !== runner) return
+  /** Counts one more request on `live`; the returned release undoes it once. */
+  #hold(live: Live): () => void {
+    live.users++
+    live.idle?.cancel()
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      live.users--
+      if (live.users > 0) return
+      if (live.retired) this.#closeRetired(live)
+      else live.idle?.touch()
+    }
+  }
+
+  /** Closes a model's engine unused for MODEL_IDLE_MS (the timer only runs while no request holds it). */
+  #unload(key: string, live: Live): void {
+    if (this.#live.get(key) !== live || live.users > 0) return
     this.#live.delete(key)
     this.#logger.info({ engine: key }, 'unloading an engine model unused for a while')
-    void runner.close()
+    void live.runner.close()
+  }
+
+  /**
+   * Takes `live` out of service after a config edit: new requests get a new runner; the requests holding
+   * this one (running or queued in it) finish on it, each bounded by its own timeout, then it closes.
+   */
+  #retire(key: string, live: Live): void {
+    if (this.#live.get(key) === live) this.#live.delete(key)
+    live.idle?.cancel()
+    live.retired = true
+    if (live.users === 0) {
+      this.#logger.info({ engine: key }, 'engine options changed: restarting it on next use')
+      void live.runner.close()
+      return
+    }
+    this.#logger.info(
+      { engine: key, requests: live.users },
+      'engine options changed: the requests in flight finish first, new ones use the new options',
+    )
+    this.#draining.add(live)
+  }
+
+  #closeRetired(live: Live): void {
+    void live.runner.close().finally(() => this.#draining.delete(live))
   }
 
   async close(): Promise<void> {
     this.#closed = true
-    const live = [...this.#live.values()]
+    const live = [...this.#live.values(), ...this.#draining]
     for (const l of live) l.idle?.cancel()
     this.#live.clear()
     await Promise.allSettled(live.map((l) => l.runner.close()))
@@ -214,15 +268,15 @@ export class EngineRegistry {
     return { options, dataDir, modelsDir: path.join(dataDir, 'models'), logger: this.#logger }
   }
 
-  #runner(key: string, id: string, found: Discovered<EngineDefinition>, options: unknown): EngineRunner {
+  #runner(key: string, id: string, found: Discovered<EngineDefinition>, options: unknown): Live {
     const speech = this.#config.current.speech
     const optionsKey = runnerKey(options, speech)
     const live = this.#live.get(key)
-    if (live && live.optionsKey === optionsKey && live.runner.state !== 'closed') return live.runner
-    if (live) {
-      live.idle?.cancel()
-      void live.runner.close()
+    if (live && live.optionsKey === optionsKey && live.runner.state !== 'closed') {
+      live.runner.setTimeouts(timeoutsOf(speech))
+      return live
     }
+    if (live) this.#retire(key, live)
     const { logger: _, ...context } = this.#context(options)
     const runner = this.#factory({
       engineId: id,
@@ -235,34 +289,39 @@ export class EngineRegistry {
       loadTimeoutMs: speech.loadTimeoutMs,
       logger: this.#logger,
     })
-    this.#live.set(key, { optionsKey, runner })
-    return runner
+    const entry: Live = { optionsKey, runner, users: 0, retired: false }
+    this.#live.set(key, entry)
+    return entry
   }
 
-  /** After a config change: close runners whose options changed (they restart on next use). */
-  async #reconfigure(next: Readonly<DictumConfig>): Promise<void> {
-    const closing: Promise<void>[] = []
-    for (const [key, live] of this.#live) {
+  /**
+   * After a config change: runners whose options changed are replaced (drained, see #retire); new timeouts
+   * apply to the next requests of the runners kept, without restarting them.
+   */
+  #reconfigure(next: Readonly<DictumConfig>): void {
+    for (const [key, live] of [...this.#live]) {
       const [id = key, model] = key.split('@')
       const found = this.#engines.get(id)
       const configured = next.speech.engines[id]
       const raw = model === undefined ? configured : { ...(configured as object), model }
       const result = found && resolveOptions(found.definition.optionsSchema, raw, id)
       const optionsKey = result?.ok ? runnerKey(result.value, next.speech) : null
-      if (optionsKey !== live.optionsKey) {
-        this.#live.delete(key)
-        live.idle?.cancel()
-        this.#logger.info({ engine: key }, 'engine options changed: restarting it on next use')
-        closing.push(live.runner.close())
-      }
+      if (optionsKey === live.optionsKey) live.runner.setTimeouts(timeoutsOf(next.speech))
+      else this.#retire(key, live)
     }
-    await Promise.allSettled(closing)
   }
 }
 
-/** Runners are rebuilt when this changes: the engine's options or the runner settings. */
+/**
+ * Runners are replaced when this changes: the engine's options or the pool size. Timeouts are not part of
+ * it: a runner takes new ones for its next requests (setTimeouts).
+ */
 function runnerKey(options: unknown, speech: DictumConfig['speech']): string {
-  return JSON.stringify([options, speech.concurrency, speech.timeoutMs, speech.loadTimeoutMs])
+  return JSON.stringify([options, speech.concurrency])
+}
+
+function timeoutsOf(speech: DictumConfig['speech']) {
+  return { requestTimeoutMs: speech.timeoutMs, loadTimeoutMs: speech.loadTimeoutMs }
 }
 
 export function displayNameOf(definition: EngineDefinition, options: unknown): string {
@@ -271,25 +330,23 @@ export function displayNameOf(definition: EngineDefinition, options: unknown): s
 }
 
 /**
- * Closes an engine loaded for a requested model once it has been unused for MODEL_IDLE_MS: never while one
- * of its transcriptions runs (they are counted through the runner it hands out).
+ * Closes an engine loaded for a requested model once it has been unused for MODEL_IDLE_MS. The registry
+ * cancels the timer while a request holds the engine and touches it when the last one releases it.
  */
 class IdleUnload {
   readonly #unload: () => void
   #timer: NodeJS.Timeout | null = null
-  #running = 0
 
   constructor(unload: () => void) {
     this.#unload = unload
   }
 
-  /** Used now: the idle time starts again. */
+  /** Unused from now: the idle time starts again. */
   touch(): void {
     this.cancel()
     this.#timer = setTimeout(() => {
       this.#timer = null
-      if (this.#running > 0) this.touch()
-      else this.#unload()
+      this.#unload()
     }, MODEL_IDLE_MS)
     this.#timer.unref()
   }
@@ -297,28 +354,5 @@ class IdleUnload {
   cancel(): void {
     if (this.#timer) clearTimeout(this.#timer)
     this.#timer = null
-  }
-
-  /** The runner, with its transcriptions counted. */
-  track(runner: EngineRunner): EngineRunner {
-    return {
-      get state() {
-        return runner.state
-      },
-      get lastError() {
-        return runner.lastError
-      },
-      load: () => runner.load(),
-      close: () => runner.close(),
-      transcribe: async (request, signal) => {
-        this.#running++
-        try {
-          return await runner.transcribe(request, signal)
-        } finally {
-          this.#running--
-          this.touch()
-        }
-      },
-    }
   }
 }

@@ -26,14 +26,25 @@ export async function checkInstallation(
     }
   }
   const paths = resolveModelPaths(options, modelsDir)
+  const shown = (file: string) => shownPath(file, modelsDir)
   for (const file of ACOUSTIC_MODEL_FILES) {
     if (!(await isFile(path.join(paths.hmm, file)))) {
-      return { ok: false, reason: `acoustic model folder ${paths.hmm} has no ${file}` }
+      return { ok: false, reason: `acoustic model folder ${shown(paths.hmm)} has no ${file}` }
     }
   }
-  if (!(await isFile(paths.lm))) return { ok: false, reason: `language model ${paths.lm} not found` }
-  if (!(await isFile(paths.dict))) return { ok: false, reason: `dictionary ${paths.dict} not found` }
+  if (!(await isFile(paths.lm))) return { ok: false, reason: `language model ${shown(paths.lm)} not found` }
+  if (!(await isFile(paths.dict))) return { ok: false, reason: `dictionary ${shown(paths.dict)} not found` }
   return { ok: true, libraries, paths }
+}
+
+/**
+ * A model path as reasons show it: inside the models directory as `models/…` (the data dir's absolute path
+ * must not reach HTTP clients), elsewhere (the system's /usr/share/pocketsphinx) as it is.
+ */
+function shownPath(file: string, modelsDir: string): string {
+  const inside = path.relative(modelsDir, file)
+  if (inside.startsWith('..') || path.isAbsolute(inside)) return file
+  return path.posix.join('models', ...inside.split(path.sep))
 }
 
 async function isFile(file: string): Promise<boolean> {

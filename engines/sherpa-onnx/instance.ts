@@ -13,9 +13,15 @@ import { supportsCustomWords } from './capabilities.ts'
 import { applyCanonicalForms, type HotwordPlan, planHotwords } from './hotwords.ts'
 import { configuredLanguageProblem, languageToUse, resultLanguage } from './languages.ts'
 import { type ModelSpec, resolveModel } from './model-spec.ts'
-import { loadSherpaOnnx, type OfflineRecognizer, type OfflineRecognizerResult } from './native.ts'
+import {
+  decodeToJson,
+  loadSherpaOnnx,
+  type OfflineRecognizer,
+  type OfflineRecognizerResult,
+} from './native.ts'
 import type { SherpaOnnxOptions } from './options.ts'
 import { decodingMethodOf, recognizerConfig } from './recognizer-config.ts'
+import { hasInvalidScores, parseResult } from './result.ts'
 import { writeDerivedBpeVocab } from './tokens.ts'
 import { type ValidatedModel, validateModel } from './validate-model.ts'
 
@@ -36,6 +42,22 @@ export function confidenceOf(result: OfflineRecognizerResult): number | null {
   if (logProbs.length === 0) return null
   const mean = logProbs.reduce((sum, lp) => sum + Math.exp(lp), 0) / logProbs.length
   return Number.isFinite(mean) ? Math.min(1, Math.max(0, mean)) : null
+}
+
+/** A model whose scores are NaN: its weights are corrupt (a bad download, a damaged disk). */
+function producesNaN(spec: ModelSpec) {
+  const problem = 'the model produces invalid numbers (NaN), so its weights are probably corrupt'
+  if (spec.catalogId === null) {
+    return errors.MODEL_INVALID(`speech.engines.sherpa-onnx.modelDir: ${problem}.`, {
+      extra: { fix: spec.fix },
+    })
+  }
+  const id = spec.catalogId
+  const fix = `dictum models pull ${id} --force`
+  return errors.MODEL_INVALID(
+    `${id}: ${problem}: run \`dictum models verify ${id}\`, or pull it again (\`${fix}\`).`,
+    { extra: { fix } },
+  )
 }
 
 export class SherpaOnnxEngine implements EngineInstance {
@@ -124,7 +146,8 @@ export class SherpaOnnxEngine implements EngineInstance {
           ? recognizer.createStream(plan.lines.join('/'))
           : recognizer.createStream()
       stream.acceptWaveform({ sampleRate: 16000, samples: request.samples })
-      const result = await recognizer.decodeAsync(stream)
+      const result = parseResult(await decodeToJson(recognizer, stream))
+      if (hasInvalidScores(result)) throw producesNaN(spec)
       const raw = result.text.trim()
       const text = useWords ? applyCanonicalForms(raw, request.customWords) : raw
       const language = resultLanguage(result.lang, spec.languages)

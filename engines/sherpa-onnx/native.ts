@@ -16,13 +16,21 @@ export interface OfflineRecognizerResult {
 }
 
 export interface OfflineStream {
+  readonly handle: unknown
   acceptWaveform(wave: { samples: Float32Array; sampleRate: number }): void
 }
 
 export interface OfflineRecognizer {
+  readonly handle: unknown
   createStream(hotwords?: string): OfflineStream
+  /** Throws a SyntaxError on a result holding NaN: the engine uses decodeToJson. */
   decodeAsync(stream: OfflineStream): Promise<OfflineRecognizerResult>
   setConfig(config: unknown): void
+}
+
+/** The native addon's decode, which answers the result as JSON text (see result.ts for why not decodeAsync). */
+interface SherpaOnnxAddon {
+  decodeOfflineStreamAsync(recognizer: unknown, stream: unknown): Promise<string>
 }
 
 export interface SherpaOnnxModule {
@@ -35,6 +43,15 @@ const PACKAGE = 'sherpa-onnx-node'
 
 export function loadSherpaOnnx(): SherpaOnnxModule {
   return createRequire(import.meta.url)(PACKAGE) as SherpaOnnxModule
+}
+
+/**
+ * Decodes `stream` and returns the result's JSON text. The package's own `decodeAsync` parses it with
+ * JSON.parse, which throws on the bare `nan` a corrupt model produces; result.ts parses it instead.
+ */
+export function decodeToJson(recognizer: OfflineRecognizer, stream: OfflineStream): Promise<string> {
+  const addon = createRequire(import.meta.url)(`${PACKAGE}/addon.js`) as SherpaOnnxAddon
+  return addon.decodeOfflineStreamAsync(recognizer.handle, stream.handle)
 }
 
 /**

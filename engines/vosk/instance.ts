@@ -101,9 +101,12 @@ export class VoskEngine implements EngineInstance {
     loaded.native.vosk_set_log_level(-1)
     const model = loaded.native.vosk_model_new(spec.dir)
     if (!model) {
-      throw errors.MODEL_INVALID(`vosk: libvosk could not load the model in ${spec.dir}.`, {
-        extra: { fix: spec.fix },
-      })
+      throw errors.MODEL_INVALID(
+        `vosk: libvosk could not load ${spec.catalogId ?? 'the model in speech.engines.vosk.modelDir'}.`,
+        {
+          extra: { fix: spec.fix },
+        },
+      )
     }
     this.#library = loaded
     this.#model = model

@@ -71,9 +71,13 @@ async function isFile(file: string): Promise<boolean> {
 /** Null when the folder holds every required file, else what is missing. */
 export async function modelProblem(spec: VoskModelSpec): Promise<string | null> {
   if (spec.problem) return spec.problem
-  const name = spec.catalogId ?? `the model in ${spec.dir}`
-  if (!(await stat(spec.dir).catch(() => null))?.isDirectory())
-    return `${name} is not installed (no folder ${spec.dir})`
+  // Named by id or config key, never by absolute path: the reason reaches HTTP clients (GET /v1/engines).
+  const name = spec.catalogId ?? 'the model in speech.engines.vosk.modelDir'
+  if (!(await stat(spec.dir).catch(() => null))?.isDirectory()) {
+    return spec.catalogId
+      ? `${name} is not installed (no folder models/${spec.catalogId})`
+      : `${name} is not installed (the folder does not exist)`
+  }
   const entry = spec.catalogId ? catalogEntry(spec.catalogId) : undefined
   const groups = entry ? entry.files.map((file) => [file]) : CUSTOM_REQUIRED
   for (const group of groups) {

@@ -192,10 +192,13 @@ class Dictation {
   #warmEngine(): { failure(): void } {
     if (this.#server) return { failure: () => {} }
     let failed: { error: unknown } | null = null
-    this.#app.dictum.engines.acquire().catch((error: unknown) => {
-      failed = { error }
-      this.#stop.abort()
-    })
+    this.#app.dictum.engines.acquire().then(
+      (engine) => engine.release(),
+      (error: unknown) => {
+        failed = { error }
+        this.#stop.abort()
+      },
+    )
     return {
       failure: () => {
         if (failed !== null) throw (failed as { error: unknown }).error

@@ -7,7 +7,13 @@ import { InlineEngineRunner } from './inline-runner.ts'
 import { ProcessEngineRunner } from './process-runner.ts'
 import type { EngineRunner, EngineRunnerOptions } from './types.ts'
 
-export type { EngineRunner, EngineRunnerContext, EngineRunnerOptions, EngineRunnerState } from './types.ts'
+export type {
+  EngineRunner,
+  EngineRunnerContext,
+  EngineRunnerOptions,
+  EngineRunnerState,
+  EngineRunnerTimeouts,
+} from './types.ts'
 
 export function createEngineRunner(options: EngineRunnerOptions): EngineRunner {
   if (options.isolation === 'process') return new ProcessEngineRunner(options)

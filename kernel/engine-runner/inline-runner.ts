@@ -8,7 +8,7 @@ import { type DictumError, isDictumError } from '../errors.ts'
 import { loadFailure, loadTimeoutError, timeoutError, transcribeFailure } from './engine-errors.ts'
 import { toWireError } from './protocol.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
-import type { EngineRunner, EngineRunnerOptions, EngineRunnerState } from './types.ts'
+import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
 
 /**
  * Runs an engine inside the API process (isolation 'none', for engines without native code). Same queue,
@@ -26,7 +26,8 @@ export class InlineEngineRunner implements EngineRunner {
   #closing: Promise<void> | null = null
 
   constructor(options: EngineRunnerOptions, definition: EngineDefinition) {
-    this.#options = options
+    // A copy: setTimeouts changes its timeouts.
+    this.#options = { ...options }
     this.#definition = definition
     this.#slots = new SlotQueue(options.concurrency, options.engineId)
   }
@@ -57,6 +58,11 @@ export class InlineEngineRunner implements EngineRunner {
     } finally {
       release()
     }
+  }
+
+  setTimeouts(timeouts: EngineRunnerTimeouts): void {
+    this.#options.requestTimeoutMs = timeouts.requestTimeoutMs
+    this.#options.loadTimeoutMs = timeouts.loadTimeoutMs
   }
 
   close(): Promise<void> {

@@ -3,9 +3,10 @@ import { type DictumError, errors, isDictumError } from '../errors.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
 import { EngineHost } from './host-handle.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
-import type { EngineRunner, EngineRunnerOptions, EngineRunnerState } from './types.ts'
+import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
 
-const recordedCodes = new Set(['ENGINE_CRASHED', 'ENGINE_TIMEOUT', 'ENGINE_LOAD_FAILED'])
+// MODEL_INVALID from a transcription: the model loaded but yields garbage (NaN scores), the engine shows failed.
+const recordedCodes = new Set(['ENGINE_CRASHED', 'ENGINE_TIMEOUT', 'ENGINE_LOAD_FAILED', 'MODEL_INVALID'])
 
 /**
  * Runs an engine in a pool of child processes (hosts), at most `concurrency` of them, each holding its own
@@ -22,7 +23,8 @@ export class ProcessEngineRunner implements EngineRunner {
   #closing: Promise<void> | null = null
 
   constructor(options: EngineRunnerOptions) {
-    this.#options = options
+    // A copy: setTimeouts changes its timeouts.
+    this.#options = { ...options }
     this.#slots = new SlotQueue(options.concurrency, options.engineId)
   }
 
@@ -69,6 +71,11 @@ export class ProcessEngineRunner implements EngineRunner {
       if (host) host.reserved = false
       release()
     }
+  }
+
+  setTimeouts(timeouts: EngineRunnerTimeouts): void {
+    this.#options.requestTimeoutMs = timeouts.requestTimeoutMs
+    this.#options.loadTimeoutMs = timeouts.loadTimeoutMs
   }
 
   close(): Promise<void> {

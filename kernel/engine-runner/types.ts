@@ -36,17 +36,24 @@ export interface EngineRunnerContext {
   modelsDir: string
 }
 
+export type EngineRunnerTimeouts = Pick<EngineRunnerOptions, 'requestTimeoutMs' | 'loadTimeoutMs'>
+
 export type EngineRunnerState = 'idle' | 'loading' | 'ready' | 'failed' | 'closed'
 
 /** Runs one engine: loads it, queues and transcribes, contains its failures, closes it. */
 export interface EngineRunner {
   readonly state: EngineRunnerState
-  /** The last load failure, crash or timeout; cleared by a successful load. */
+  /** The last load failure, crash, timeout or invalid model (MODEL_INVALID); cleared by a successful load. */
   readonly lastError: DictumError | null
   /** Idempotent and single-flight: parallel callers share one load. After a failure the next call retries. */
   load(): Promise<void>
   /** Loads first when needed. Rejects with catalogue errors only (or the signal's reason when aborted). */
   transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
+  /**
+   * New `requestTimeoutMs` / `loadTimeoutMs` for the transcriptions and loads that start from now on (a
+   * config edit of the timeouts needs no restart of the loaded engine).
+   */
+  setTimeouts(timeouts: EngineRunnerTimeouts): void
   /** Stops every host and rejects queued requests. Safe to call twice. */
   close(): Promise<void>
 }

@@ -30,6 +30,8 @@ export async function listModelEntries(
     const created = installedAt ? Math.floor(Date.parse(installedAt) / 1000) : startedAt
     modelEntries.push({
       ...describeModel(item),
+      // Where in the data dir, not the absolute path (it names the user's home); the CLI shows that one.
+      path: item.installed ? `models/${item.entry.id}` : null,
       object: 'model',
       created: Number.isFinite(created) ? created : startedAt,
       owned_by: OWNER,

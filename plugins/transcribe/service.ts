@@ -84,6 +84,11 @@ export class TranscriptionService {
     } finally {
       // Stops ffmpeg and removes temp files at once when anything fails midway.
       await iterator.return?.(undefined)
+      // Done with the engine (used or not): an engine a config edit replaced closes after its last request.
+      acquiring.then(
+        (engine) => engine.release(),
+        () => {},
+      )
     }
   }
 

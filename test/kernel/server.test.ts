@@ -1,33 +1,13 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { Writable } from 'node:stream'
-import pino from 'pino'
 import t, { type Test } from 'tap'
 import { listenError } from '../../kernel/listener.ts'
 import { startServer } from '../../kernel/server.ts'
 import { FIXTURE_ENGINE, FIXTURE_PROVIDER, FIXTURES, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'
+import { logCapture, waitFor } from '../helpers/log-capture.ts'
 
 const SECOND_ENGINE = path.join(FIXTURES, 'plugins/second-engine.ts')
-
-function logCapture() {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { logger: pino({ level: 'info' }, stream), lines }
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`gave up waiting for ${what}`)
-}
 
 function setup(t: Test, extra: Record<string, unknown> = {}) {
   const dir = tempDir(t)
@@ -78,6 +58,7 @@ t.test(
     t.equal(await server.reload(), true)
     t.equal(app.dictum.engines.activeId, 'fixture-second')
     const engine = await app.dictum.engines.acquire()
+    engine.release()
     t.equal(engine.displayName, 'Fixture Second')
     const enhanced = await app.inject({ method: 'POST', url: '/v1/postprocess', payload: { text: 'live' } })
     t.equal(enhanced.json().text, 'LIVE', 'provider switched')
@@ -104,7 +85,9 @@ t.test('engine options edits restart the engine with the new options', async (t)
   t.equal((await first.runner.transcribe({ samples, customWords: [] })).text, 'heard 16 samples')
   write({ speech: { engine: 'fixture-echo', engines: { 'fixture-echo': { text: 'new options' } } } })
   await server.reload()
-  t.equal(first.runner.state, 'closed', 'the old runner was closed')
+  t.equal(first.runner.state, 'ready', 'the old runner serves the request holding it')
+  first.release()
+  t.equal(first.runner.state, 'closed', 'and closes once released')
   const second = await server.app.dictum.engines.acquire()
   t.equal((await second.runner.transcribe({ samples, customWords: [] })).text, 'new options')
 })

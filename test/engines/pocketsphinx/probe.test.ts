@@ -57,14 +57,19 @@ t.test('search settings: default and full search as pocketsphinx arguments', asy
 })
 
 t.test('probe: unavailable with a reason and the fix when files are missing', { skip }, async (t) => {
-  t.same(await probe({ modelDir: '/nonexistent/model' }), {
+  // A folder outside the models directory is shown as configured; one inside it as `models/…`.
+  t.same(await probe({ modelDir: '/elsewhere/model' }), {
     available: false,
-    reason: 'acoustic model folder /nonexistent/model/en-us has no mdef',
+    reason: 'acoustic model folder /elsewhere/model/en-us has no mdef',
     fix: 'apt-get install pocketsphinx pocketsphinx-en-us',
   })
-  t.match(await probe({ lm: '/nonexistent/x.lm.bin' }), {
+  t.match(await probe({ modelDir: 'mine' }), {
     available: false,
-    reason: 'language model /nonexistent/x.lm.bin not found',
+    reason: 'acoustic model folder models/mine/en-us has no mdef',
+  })
+  t.match(await probe({ lm: '/elsewhere/x.lm.bin' }), {
+    available: false,
+    reason: 'language model /elsewhere/x.lm.bin not found',
   })
   t.match(await probe({ dict: 'missing.dict' }), {
     available: false,

@@ -44,10 +44,7 @@ t.test('catalog model not installed: 503 naming the pull command', async (t) => 
   const res = await transcribe(app)
   t.equal(res.statusCode, 503)
   t.same(res.json(), {
-    error: `Speech engine unavailable: Vosk small US English 0.15: ${ID} is not installed (no folder ${path.join(
-      app.dictum.modelsDir,
-      ID,
-    )}). Fix: dictum models pull ${ID}`,
+    error: `Speech engine unavailable: Vosk small US English 0.15: ${ID} is not installed (no folder models/${ID}). Fix: dictum models pull ${ID}`,
     code: 'ENGINE_UNAVAILABLE',
     engine: 'vosk',
     fix: `dictum models pull ${ID}`,
@@ -101,7 +98,7 @@ t.test(
     t.equal(res.statusCode, 503)
     t.match(res.json(), {
       code: 'ENGINE_LOAD_FAILED',
-      error: /^Speech engine failed to load: vosk: .*libvosk could not load the model in /,
+      error: /^Speech engine failed to load: vosk: .*libvosk could not load vosk-model-small-en-us-0\.15\./,
       fix: `dictum models pull ${ID}`,
     })
     t.equal((await injectJson(app, 'GET', '/v1/health')).status, 200, 'the app keeps serving')
@@ -116,7 +113,7 @@ t.test('modelDir: the user’s own folder is checked the same way', async (t) =>
   t.equal(res.statusCode, 503)
   t.match(
     res.json().error,
-    `Vosk (my-model): the model in ${dir} is incomplete: am/final.mdl is missing or empty`,
+    'Vosk (my-model): the model in speech.engines.vosk.modelDir is incomplete: am/final.mdl is missing or empty',
   )
   const engines = (await injectJson(app, 'GET', '/v1/engines')).body
   t.match(engines.items.find((e: { id: string }) => e.id === 'vosk').capabilities, { languages: ['de'] })

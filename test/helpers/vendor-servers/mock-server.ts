@@ -16,7 +16,14 @@ export interface RecordedRequest {
 }
 
 export type MockReply =
-  | { status?: number; json?: unknown; body?: string; headers?: Record<string, string> }
+  | {
+      status?: number
+      json?: unknown
+      body?: string
+      headers?: Record<string, string>
+      /** Answer only once this settles (a request held in flight while a test does something). */
+      holdUntil?: Promise<unknown>
+    }
   /** Accept the request and never answer (until the server closes). */
   | { hang: true }
 
@@ -76,6 +83,11 @@ function record(req: http.IncomingMessage, rawBody: string): RecordedRequest {
 
 function answer(res: http.ServerResponse, reply: MockReply): void {
   if ('hang' in reply) return
+  if (reply.holdUntil) {
+    const { holdUntil, ...rest } = reply
+    void holdUntil.finally(() => answer(res, rest))
+    return
+  }
   const headers: Record<string, string> = { ...reply.headers }
   let body = reply.body ?? ''
   if (reply.json !== undefined) {

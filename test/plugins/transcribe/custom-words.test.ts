@@ -26,6 +26,7 @@ function recordingFactory(seen: Seen[]): RunnerFactory {
     return {
       load: () => runner.load(),
       close: () => runner.close(),
+      setTimeouts: (timeouts) => runner.setTimeouts(timeouts),
       get state() {
         return runner.state
       },

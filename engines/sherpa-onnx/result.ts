@@ -1,0 +1,26 @@
+/**
+ * sherpa-onnx's recognition result, read from the JSON text its addon returns. Its C++ side prints NaN and
+ * infinities as bare `nan` / `inf`, which JSON.parse rejects (`… is not valid JSON`): a model whose weights
+ * are corrupt yields NaN scores, and that is what the user must be told, not a parser error.
+ */
+import type { OfflineRecognizerResult } from './native.ts'
+
+// A JSON string (kept as it is: a transcript may say "nan"), or a bare nan/inf token outside strings.
+const NON_FINITE = /"(?:[^"\\]|\\.)*"|(-?)\b(?:nan|inf(?:inity)?)\b/gi
+
+/** Parses the result; `nan` becomes null, `inf` / `-inf` become ±Infinity (JSON `1e999` parses as such). */
+export function parseResult(json: string): OfflineRecognizerResult {
+  const text = json.replace(NON_FINITE, (match, minus: string | undefined) => {
+    if (match.startsWith('"')) return match
+    return /^-?nan$/i.test(match) ? 'null' : `${minus ?? ''}1e999`
+  })
+  return JSON.parse(text) as OfflineRecognizerResult
+}
+
+/**
+ * Whether the model's scores are not numbers: a network whose output is NaN picks its tokens at random, so
+ * the text is meaningless too (a corrupt model, not an odd recording).
+ */
+export function hasInvalidScores(result: OfflineRecognizerResult): boolean {
+  return (result.ys_log_probs ?? []).some((value) => typeof value !== 'number' || Number.isNaN(value))
+}

@@ -1,0 +1,23 @@
+/** A pino logger whose lines a test can read, and a poll for a condition (a log line, a state). */
+import { Writable } from 'node:stream'
+import pino from 'pino'
+
+export function logCapture() {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  return { logger: pino({ level: 'info' }, stream), lines }
+}
+
+/** Resolves once `check` holds; polls every 50 ms and gives up after 10 s. */
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`gave up waiting for ${what}`)
+}
