@@ -1,7 +1,7 @@
 /** How `dictum transcribe` writes a transcript: plain text, JSON, SRT or WebVTT. */
 import type { Transcript } from '../../plugins/transcribe/service.ts'
+import { cuesOf, formatSrt, formatVtt } from '../../plugins/transcribe/subtitles.ts'
 import { usageError } from './cli-error.ts'
-import { cuesOf, formatSrt, formatVtt } from './subtitles.ts'
 
 export const FORMATS = ['text', 'json', 'srt', 'vtt'] as const
 export type TranscriptFormat = (typeof FORMATS)[number]

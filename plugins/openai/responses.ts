@@ -7,9 +7,9 @@
 import { deflateSync } from 'node:zlib'
 import type { TranscriptWord } from '../../kernel/contracts/engine.ts'
 import type { Transcript } from '../transcribe/service.ts'
+import { cuesOf, formatSrt, formatVtt } from '../transcribe/subtitles.ts'
 import type { TranscriptionParams } from './params.ts'
 import type { VerboseSegment, VerboseTranscription, VerboseWord } from './schemas.ts'
-import { subtitleCues, toSrt, toVtt } from './subtitles.ts'
 
 export interface FormattedReply {
   contentType: string
@@ -76,12 +76,12 @@ export function formatTranscript(
     case 'srt':
       return {
         contentType: 'text/plain; charset=utf-8',
-        body: toSrt(subtitleCues(transcript.segments, transcript.words, replace)),
+        body: formatSrt(cuesOf(transcript, replace)),
       }
     case 'vtt':
       return {
         contentType: 'text/vtt; charset=utf-8',
-        body: toVtt(subtitleCues(transcript.segments, transcript.words, replace)),
+        body: formatVtt(cuesOf(transcript, replace)),
       }
   }
 }

@@ -1,6 +1,17 @@
-/** Subtitle cues and their SRT / WebVTT text. */
+/** Subtitle cues and their SRT / WebVTT text, the same from the CLI and the API. */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
-import { cuesOf, formatSrt, formatTimestamp, formatVtt, wrapLines } from '../../kernel/cli/subtitles.ts'
+import {
+  cuesOf,
+  formatSrt,
+  formatTimestamp,
+  formatVtt,
+  wrapLines,
+} from '../../plugins/transcribe/subtitles.ts'
+import { build } from '../helpers/build.ts'
+import { listen } from '../helpers/http.ts'
+import { audioFixturesDir, fixtureConfig, setup } from './run-cli.ts'
 import { parseSrt, parseVtt, timeProblems } from './subtitle-parse.ts'
 
 t.test('timestamps', async (t) => {
@@ -98,4 +109,32 @@ t.test('lines wrap at spaces near 42 characters', async (t) => {
   t.same(wrapLines('supercalifragilisticexpialidocious'.repeat(2)), [
     'supercalifragilisticexpialidocious'.repeat(2),
   ])
+})
+
+t.test('the same audio gives the same subtitle files from the CLI and from the OpenAI route', async (t) => {
+  // Longer than a subtitle line, with the characters WebVTT escapes: the two writers differed on both.
+  const text = 'Q&A: the <draft> is ready & the review starts after lunch > before the meeting ends'
+  const cli = setup(t, fixtureConfig({ text }))
+  const app = await build(t, { speech: { engines: { 'fixture-echo': { text } } } })
+  const port = await listen(t, app)
+  const clip = path.join(audioFixturesDir, 'goforward.wav')
+  for (const format of ['vtt', 'srt'] as const) {
+    const body = new FormData()
+    body.append('file', new Blob([readFileSync(clip)], { type: 'audio/wav' }), 'goforward.wav')
+    body.append('model', 'whisper-1')
+    body.append('response_format', format)
+    const api = await fetch(`http://127.0.0.1:${port}/v1/audio/transcriptions`, { method: 'POST', body })
+    t.equal(api.status, 200)
+    const fromApi = await api.text()
+    const fromCli = await cli.run(['transcribe', '--format', format, clip])
+    t.equal(fromCli.code, 0, fromCli.stderr)
+    t.equal(fromCli.stdout, fromApi, `${format}: the CLI writes what the API answers`)
+    if (format === 'vtt') t.match(fromApi, /Q&amp;A: the &lt;draft&gt;/, 'escaped as WebVTT requires')
+    // Lines are wrapped at 42 characters as a person reads them (before WebVTT's escapes lengthen them).
+    const unescaped = fromApi.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&')
+    t.ok(
+      unescaped.split('\n').every((line) => line.length <= 42),
+      `${format}: lines wrapped at 42 characters`,
+    )
+  }
 })

@@ -1,8 +1,10 @@
 /**
  * Subtitles from a transcript: SRT and WebVTT cues with times that only move forward. Long segments are cut
  * into readable cues (at most ~7 s and two lines of 42 characters) where the engine gave word timings.
+ * The one implementation: `dictum transcribe --format srt|vtt` and `/v1/audio/transcriptions` with
+ * `response_format=srt|vtt` both write subtitles with it, so the same audio gives the same file.
  */
-import type { TranscriptSegment, TranscriptWord } from '../contracts/engine.ts'
+import type { TranscriptSegment, TranscriptWord } from '../../kernel/contracts/engine.ts'
 
 export interface Cue {
   /** Milliseconds from the start of the audio. */
