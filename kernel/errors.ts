@@ -11,6 +11,8 @@ export interface CatalogueEntry {
   status: number
   /** A fixed message, or a function of a detail string. */
   message: string | ((detail: string) => string)
+  /** Sent as `Retry-After` (seconds): the condition is expected to pass on its own. */
+  retryAfterSeconds?: number
 }
 
 const catalogue = {
@@ -92,8 +94,28 @@ const catalogue = {
   PLUGIN_LOAD_FAILED: { status: 500, message: (d) => `Could not load plugin: ${d}` },
   PLUGIN_DUPLICATE: { status: 500, message: (d) => `Duplicate plugin id: ${d}` },
 
-  // Storage and everything else
+  // Storage (SQLite in the data dir; kernel/storage/failures.ts names what its errors mean)
+  DATABASE_BUSY: {
+    status: 503,
+    retryAfterSeconds: 1,
+    message: 'Database is busy: another process holds its lock. Retry shortly.',
+  },
+  DISK_FULL: {
+    status: 507,
+    message: 'Disk full: the database could not be written. Free space on the disk of the data directory.',
+  },
+  DATABASE_READONLY: {
+    status: 503,
+    message: 'Database is read-only: dictum cannot write to its data directory. Check its permissions.',
+  },
+  DATABASE_IO_ERROR: {
+    status: 500,
+    message:
+      'Database I/O error: the disk failed while reading or writing the database (details in the log).',
+  },
   STORAGE_FAILED: { status: 500, message: 'Storage error.' },
+
+  // Everything else
   INTERNAL: { status: 500, message: 'Internal server error.' },
 } satisfies Record<string, CatalogueEntry>
 

@@ -24,7 +24,7 @@ writeFileSync(
   }),
 )
 const server = await startServer({ flags: { config: file }, env: {}, watch: false })
-server.app.dictum.dictionary.writeCustomWords({ entries: BENCH_CUSTOM_WORDS })
+await server.app.dictum.dictionary.writeCustomWords({ entries: BENCH_CUSTOM_WORDS })
 process.stdout.write(`${JSON.stringify({ port: server.listener.address!.port })}\n`)
 process.on('SIGTERM', () =>
   server.close().then(() => {

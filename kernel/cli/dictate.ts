@@ -163,18 +163,23 @@ class Dictation {
     engine.failure()
     if (recording.samples.length === 0) throw new CliError('Nothing was recorded.')
     this.#status(`Transcribing ${(recording.samples.length / 16000).toFixed(1)} s of audio…`)
-    const entry = await untilAborted(this.#dictate(encodeWav16(recording.samples)), this.#abort.signal)
+    const { entry, storeError } = await untilAborted(
+      this.#dictate(encodeWav16(recording.samples)),
+      this.#abort.signal,
+    )
     if (entry.finalText.trim() === '') throw new CliError('No speech was recognised; nothing was stored.')
+    // The text is what the user dictated for: it is delivered even when history could not keep it.
+    if (storeError !== null) this.#io.stderr.write(`dictum: not stored in history: ${storeError}\n`)
     this.#io.stdout.write(this.#options.json ? `${JSON.stringify(entry, null, 2)}\n` : `${entry.finalText}\n`)
     for (const tool of this.#options.tools) await runTool(tool, entry.finalText, this.#io.env)
     return EXIT.ok
   }
 
   /** The dictation pipeline on the recording: the running service's, else this process's. */
-  async #dictate(wav: Buffer): Promise<{ finalText: string }> {
+  async #dictate(wav: Buffer): Promise<{ entry: { finalText: string }; storeError: string | null }> {
     const fields = { appName: this.#options.appName, windowTitle: this.#options.windowTitle }
     if (this.#server) return this.#server.dictate(wav, fields, this.#abort.signal)
-    const { entry } = await this.#app.dictum.dictation.dictate(
+    const { entry, storeError } = await this.#app.dictum.dictation.dictate(
       { kind: 'bytes', data: wav, filename: 'dictation.wav', contentType: 'audio/wav' },
       {
         signal: this.#abort.signal,
@@ -182,7 +187,7 @@ class Dictation {
         ...(fields.windowTitle !== undefined ? { windowTitle: fields.windowTitle } : {}),
       },
     )
-    return entry
+    return { entry, storeError }
   }
 
   /**

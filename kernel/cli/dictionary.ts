@@ -76,10 +76,12 @@ async function importDictionary(
   const data = parseExport(await readTextInput(file, io), name, mode)
   const result = await withServices(values, io, async (app) => {
     try {
-      return app.dictum.dictionary.import(data, mode === 'merge' ? 'append' : 'replace')
+      return await app.dictum.dictionary.import(data, mode === 'merge' ? 'append' : 'replace')
     } catch (err) {
       if (isDictumError(err) && err.statusCode === 400)
         throw new CliError(`${name}: ${namedEntries(err.message)}`)
+      // Storing failed (database busy, disk full…): nothing changed, and the import failed (exit 1).
+      if (isDictumError(err)) throw new CliError(err.message)
       throw err
     }
   })

@@ -77,18 +77,26 @@ export class ServerClient {
     )) as ServerTranscript
   }
 
-  /** POST /v1/dictate: the history entry, as the in-process pipeline returns it (without `stored`). */
+  /**
+   * POST /v1/dictate: the history entry, as the in-process pipeline returns it (without `stored`), and why
+   * storing it failed (null when it did not).
+   */
   async dictate(
     wav: Buffer,
     fields: { appName?: string | undefined; windowTitle?: string | undefined },
     signal: AbortSignal,
-  ): Promise<{ finalText: string }> {
+  ): Promise<{ entry: { finalText: string }; storeError: string | null }> {
     const body = { audioBase64: wav.toString('base64'), filename: 'dictation.wav', ...definedOnly(fields) }
-    const { stored: _stored, ...entry } = (await this.#request('POST', '/v1/dictate', body, signal)) as {
+    const {
+      stored: _stored,
+      storeError,
+      ...entry
+    } = (await this.#request('POST', '/v1/dictate', body, signal)) as {
       finalText: string
       stored?: boolean
+      storeError?: string | null
     }
-    return entry
+    return { entry, storeError: storeError ?? null }
   }
 
   async replacementRules(signal: AbortSignal): Promise<ReplacementRule[]> {

@@ -4,7 +4,15 @@
  */
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { type DictumError, type ErrorCode, errorBody, errors, isDictumError } from '../errors.ts'
+import {
+  type DictumError,
+  type ErrorCode,
+  errorBody,
+  errorCatalogue,
+  errors,
+  isDictumError,
+} from '../errors.ts'
+import { sqliteFailure } from '../storage/failures.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,6 +38,9 @@ export function toDictumError(error: FastifyError | Error, request: FastifyReque
       return errors.INVALID_REQUEST('the Content-Length header does not match the body.')
   }
   if (fastifyError.validation) return errors.INVALID_REQUEST(`${fastifyError.message}.`)
+  // A read that met a locked or failing database (writes translate their own, see storage/write.ts).
+  const stored = sqliteFailure(error)
+  if (stored) return stored
   const status = fastifyError.statusCode ?? 500
   if (status >= 400 && status < 500)
     return errors.INVALID_REQUEST(`${fastifyError.message.replace(/\.$/, '')}.`)
@@ -42,6 +53,8 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   if (translated.statusCode >= 500) request.log.error({ ...where, err: error }, 'request failed')
   else request.log.debug({ ...where, code: translated.code }, translated.message)
   if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
+  const retryAfter = errorCatalogue[translated.code].retryAfterSeconds
+  if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
   return reply.code(translated.statusCode).send(errorBody(translated))
 }
 

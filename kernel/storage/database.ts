@@ -1,6 +1,7 @@
 /**
  * The SQLite database in `dataDir`: opened in WAL mode, migrated to the newest schema version on open.
- * Owned by the app container; `close()` checkpoints and closes it.
+ * Owned by the app container; `close()` checkpoints and closes it. Writes go through `writeTransaction`
+ * (write.ts).
  */
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
@@ -26,7 +27,7 @@ export function openDatabase(options: OpenOptions): Db {
   const db = new BetterSqlite3(file)
   try {
     // Another dictum process (the CLI while the server runs, or two CLI commands started together on a
-    // fresh data dir) may hold the write lock briefly: statements wait up to BUSY_TIMEOUT_MS for it.
+    // fresh data dir) may hold the write lock briefly: while opening, statements wait up to BUSY_TIMEOUT_MS.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`)
     // Switching to WAL needs the database to itself, and SQLite answers SQLITE_BUSY at once there instead
     // of waiting, so that step is retried. WAL is persistent: later opens find it set and skip this.
@@ -36,6 +37,11 @@ export function openDatabase(options: OpenOptions): Db {
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
     whileBusy(() => migrate(db))
+    // From now on the connection serves requests: a statement that meets another process's lock fails at once
+    // (SQLITE_BUSY) instead of SQLite sleeping for it on the event loop, which froze every request for the
+    // whole timeout. Writes go through writeTransaction (write.ts), which waits for the lock with awaits;
+    // reads in WAL mode never wait for a writer.
+    db.pragma('busy_timeout = 0')
   } catch (err) {
     db.close()
     throw err

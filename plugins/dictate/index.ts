@@ -1,6 +1,7 @@
 /**
  * POST /v1/dictate (extension, docs/api-decisions.md): the three input modes of /v1/transcribe plus `appName` and
- * `windowTitle` (JSON fields, or X-App-Name / X-Window-Title headers) -> the history entry, with `stored`.
+ * `windowTitle` (JSON fields, or X-App-Name / X-Window-Title headers) -> the history entry, with `stored` and
+ * `storeError`.
  */
 import { Type } from '@sinclair/typebox'
 import { errors } from '../../kernel/errors.ts'
@@ -13,7 +14,13 @@ import { audioFromRequest, fieldOrHeader } from '../transcribe/input.ts'
 
 export const DictationResultSchema = Type.Composite([
   HistoryEntrySchema,
-  Type.Object({ stored: Type.Boolean() }),
+  Type.Object({
+    stored: Type.Boolean(),
+    storeError: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why storing in history failed (e.g. the database is busy or the disk is full): the text is still returned. Null when storing did not fail.',
+    }),
+  }),
 ])
 
 /**
@@ -55,7 +62,7 @@ export const dictateRoutes = routePlugin('dictate', async (app) => {
         ),
         signal: clientGoneSignal(reply),
       })
-      return { ...result.entry, stored: result.stored }
+      return { ...result.entry, stored: result.stored, storeError: result.storeError }
     },
   )
 })

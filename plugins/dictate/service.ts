@@ -1,15 +1,17 @@
 /**
  * The whole dictation (docs/api-decisions.md): decode → engine → replacements → AI enhancement (when a provider is
  * selected) → history entry. Enhancement failing never loses the dictation: the entry keeps the raw text as
- * finalText and says what went wrong.
+ * finalText and says what went wrong. Nor does storing failing (database busy, disk full): the text is
+ * returned with `stored: false` and `storeError`.
  */
 import { randomUUID } from 'node:crypto'
 import type { AudioSource } from '../../kernel/audio/index.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
 import type { ProviderRegistry } from '../../kernel/provider-registry.ts'
+import { storageFailure } from '../../kernel/storage/failures.ts'
 import type { HistoryEntry } from '../history/schemas.ts'
-import { countCharacters, type HistoryService } from '../history/service.ts'
+import { countCharacters, type HistoryService, type NewHistoryEntry } from '../history/service.ts'
 import type { PostprocessService } from '../postprocess/service.ts'
 import type { Transcript, TranscriptionService } from '../transcribe/service.ts'
 
@@ -21,8 +23,10 @@ export interface DictateOptions {
 
 export interface Dictation {
   entry: HistoryEntry
-  /** False when nothing was stored: empty transcript, or `history.enabled` false. */
+  /** False when nothing was stored: empty transcript, `history.enabled` false, or storing failed. */
   stored: boolean
+  /** Why storing failed (a catalogue message, e.g. DATABASE_BUSY's); null when it did not fail. */
+  storeError: string | null
   transcript: Transcript
 }
 
@@ -57,9 +61,25 @@ export class DictationService {
       wasAIProcessed: enhanced.text !== null,
       aiProcessingError: enhanced.error,
     }
-    const stored = this.#deps.configStore.current.history.enabled ? this.#deps.history.record(draft) : null
+    const { stored, error } = this.#deps.configStore.current.history.enabled
+      ? await this.#store(draft)
+      : { stored: null, error: null }
     const entry = stored ?? unstoredEntry(draft)
-    return { entry, stored: stored !== null, transcript }
+    return { entry, stored: stored !== null, storeError: error, transcript }
+  }
+
+  /** The stored entry (null for an empty transcript), or null with why storing failed. */
+  async #store(draft: NewHistoryEntry): Promise<{ stored: HistoryEntry | null; error: string | null }> {
+    try {
+      return { stored: await this.#deps.history.record(draft), error: null }
+    } catch (err) {
+      const failure = storageFailure(err)
+      this.#deps.logger.error(
+        { code: failure.code, error: (failure.cause as Error | undefined)?.message ?? failure.message },
+        'the dictation could not be stored in history; its text is returned',
+      )
+      return { stored: null, error: failure.message }
+    }
   }
 
   /** The enhanced text, or null with the reason (null when enhancement was not attempted). */

@@ -20,13 +20,11 @@ export interface DictionaryExport {
 }
 
 export class DictionaryService {
-  readonly #db: Db
   readonly #store: DictionaryStore
   #matcher: { version: object; matcher: ReplacementMatcher } | null = null
   readonly #json = new Map<'rules' | 'words', { version: object; body: string }>()
 
   constructor({ db }: { db: Db }) {
-    this.#db = db
     this.#store = new DictionaryStore(db)
   }
 
@@ -54,16 +52,16 @@ export class DictionaryService {
   }
 
   /** POST /v1/dictionary/replacements: validates the whole payload, then merges in one transaction. */
-  writeReplacements(body: unknown): ListEnvelope<ReplacementRule> {
+  async writeReplacements(body: unknown): Promise<ListEnvelope<ReplacementRule>> {
     const write = parseRulesWrite(body)
-    const items = [...this.#store.updateRules((current) => mergeRules(current, write))]
+    const items = [...(await this.#store.updateRules((current) => mergeRules(current, write)))]
     return { count: items.length, items }
   }
 
   /** POST /v1/dictionary/custom-words: validates the whole payload, then merges in one transaction. */
-  writeCustomWords(body: unknown): ListEnvelope<CustomWord> {
+  async writeCustomWords(body: unknown): Promise<ListEnvelope<CustomWord>> {
     const write = parseWordsWrite(body)
-    const items = [...this.#store.updateWords((current) => mergeWords(current, write))]
+    const items = [...(await this.#store.updateWords((current) => mergeWords(current, write)))]
     return { count: items.length, items }
   }
 
@@ -89,16 +87,15 @@ export class DictionaryService {
    * Imports an export file: both lists validated first (atomic), `merge` appends with the API's rules,
    * `replace` swaps both lists.
    */
-  import(data: unknown, mode: 'append' | 'replace'): DictionaryExport {
+  async import(data: unknown, mode: 'append' | 'replace'): Promise<DictionaryExport> {
     const object = (data ?? {}) as Partial<Record<keyof DictionaryExport, unknown>>
     const rules = parseRulesWrite({ mode, entries: object.replacements ?? [] })
     const words = parseWordsWrite({ mode, entries: object.customWords ?? [] })
-    // One outer transaction: both lists change together or not at all.
-    return this.#db
-      .transaction(() => ({
-        replacements: [...this.#store.updateRules((current) => mergeRules(current, rules))],
-        customWords: [...this.#store.updateWords((current) => mergeWords(current, words))],
-      }))
-      .immediate()
+    // One transaction: both lists change together or not at all.
+    const stored = await this.#store.updateBoth(
+      (current) => mergeRules(current, rules),
+      (current) => mergeWords(current, words),
+    )
+    return { replacements: [...stored.rules], customWords: [...stored.words] }
   }
 }

@@ -1,9 +1,11 @@
 /**
  * SQLite persistence of the dictionary. Every write is one IMMEDIATE transaction that reads the current list,
  * merges and rewrites it, so concurrent writers (in this process or another dictum process) never lose an
- * update. Reads are served from a snapshot that is refreshed when this or another connection commits.
+ * update; while another process holds the lock it waits without blocking the event loop (writeTransaction).
+ * Reads are served from a snapshot that is refreshed when this or another connection commits.
  */
 import type { Db } from '../../kernel/storage/database.ts'
+import { writeTransaction } from '../../kernel/storage/write.ts'
 import type { CustomWord, ReplacementRule } from './schemas.ts'
 
 /** How stale the view of other processes' writes may get (this process's own writes are seen at once). */
@@ -70,31 +72,43 @@ export class DictionaryStore {
   /** Reads, transforms and rewrites the rules in one transaction; returns what was stored. */
   updateRules(
     transform: (current: readonly ReplacementRule[]) => ReplacementRule[],
-  ): readonly ReplacementRule[] {
-    return this.#write(() => {
-      const next = transform(this.#readRules())
-      this.#statements.clearRules.run()
-      for (const [i, r] of next.entries()) {
-        this.#statements.insertRule.run(r.id, i, JSON.stringify(r.triggers), r.replacement)
-      }
-      return next
-    })
+  ): Promise<readonly ReplacementRule[]> {
+    return this.#write(() => this.#rewriteRules(transform))
   }
 
   /** Reads, transforms and rewrites the custom words in one transaction; returns what was stored. */
-  updateWords(transform: (current: readonly CustomWord[]) => CustomWord[]): readonly CustomWord[] {
-    return this.#write(() => {
-      const next = transform(this.#readWords())
-      this.#statements.clearWords.run()
-      for (const [i, w] of next.entries()) {
-        this.#statements.insertWord.run(w.text.toLowerCase(), i, w.text, w.weight, JSON.stringify(w.aliases))
-      }
-      return next
-    })
+  updateWords(transform: (current: readonly CustomWord[]) => CustomWord[]): Promise<readonly CustomWord[]> {
+    return this.#write(() => this.#rewriteWords(transform))
   }
 
-  #write<T>(work: () => T): T {
-    const result = this.#db.transaction(work).immediate()
+  /** Both lists in one transaction: they change together or not at all (an import). */
+  updateBoth(
+    rules: (current: readonly ReplacementRule[]) => ReplacementRule[],
+    words: (current: readonly CustomWord[]) => CustomWord[],
+  ): Promise<{ rules: readonly ReplacementRule[]; words: readonly CustomWord[] }> {
+    return this.#write(() => ({ rules: this.#rewriteRules(rules), words: this.#rewriteWords(words) }))
+  }
+
+  #rewriteRules(transform: (current: readonly ReplacementRule[]) => ReplacementRule[]): ReplacementRule[] {
+    const next = transform(this.#readRules())
+    this.#statements.clearRules.run()
+    for (const [i, r] of next.entries()) {
+      this.#statements.insertRule.run(r.id, i, JSON.stringify(r.triggers), r.replacement)
+    }
+    return next
+  }
+
+  #rewriteWords(transform: (current: readonly CustomWord[]) => CustomWord[]): CustomWord[] {
+    const next = transform(this.#readWords())
+    this.#statements.clearWords.run()
+    for (const [i, w] of next.entries()) {
+      this.#statements.insertWord.run(w.text.toLowerCase(), i, w.text, w.weight, JSON.stringify(w.aliases))
+    }
+    return next
+  }
+
+  async #write<T>(work: () => T): Promise<T> {
+    const result = await writeTransaction(this.#db, work)
     this.#localVersion++
     this.#snapshot = null
     return result

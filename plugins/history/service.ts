@@ -1,6 +1,7 @@
 /** Dictation history in SQLite: newest-first reads on an index, retention by `history.maxEntries`. */
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../../kernel/storage/database.ts'
+import { writeTransaction } from '../../kernel/storage/write.ts'
 import { HISTORY_LIMIT, type HistoryEntry } from './schemas.ts'
 
 /** What a dictation hands to history. */
@@ -62,10 +63,12 @@ function toEntry(row: Row): HistoryEntry {
 }
 
 export class HistoryService {
+  readonly #db: Db
   readonly #maxEntries: () => number
   readonly #statements
 
   constructor({ db, historyMaxEntries }: { db: Db; historyMaxEntries: () => number }) {
+    this.#db = db
     this.#maxEntries = historyMaxEntries
     this.#statements = {
       newest: db.prepare<[number], Row>(
@@ -85,7 +88,6 @@ export class HistoryService {
       ),
       clear: db.prepare('DELETE FROM history'),
     }
-    this.record = db.transaction(this.record.bind(this))
   }
 
   /** Newest first, at most `limit` entries. */
@@ -94,8 +96,11 @@ export class HistoryService {
     return { count: items.length, items }
   }
 
-  /** Stores a dictation; returns the entry, or null for an empty transcript (not stored). */
-  record(entry: NewHistoryEntry): HistoryEntry | null {
+  /**
+   * Stores a dictation (with the pruning to `history.maxEntries`, in one transaction); returns the entry, or
+   * null for an empty transcript (not stored). Fails with a storage error (DATABASE_BUSY, DISK_FULL…).
+   */
+  async record(entry: NewHistoryEntry): Promise<HistoryEntry | null> {
     if (entry.rawText.trim() === '' && entry.finalText.trim() === '') return null
     const row: Row = {
       id: randomUUID(),
@@ -108,12 +113,15 @@ export class HistoryService {
       was_ai_processed: entry.wasAIProcessed ? 1 : 0,
       ai_processing_error: entry.aiProcessingError,
     }
-    this.#statements.insert.run(row)
-    this.#statements.prune.run(this.#maxEntries())
+    const maxEntries = this.#maxEntries()
+    await writeTransaction(this.#db, () => {
+      this.#statements.insert.run(row)
+      this.#statements.prune.run(maxEntries)
+    })
     return toEntry(row)
   }
 
-  clear(): number {
-    return this.#statements.clear.run().changes
+  async clear(): Promise<number> {
+    return writeTransaction(this.#db, () => this.#statements.clear.run().changes)
   }
 }

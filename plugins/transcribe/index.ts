@@ -24,12 +24,18 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
       })
       const { history: settings } = configStore.current
       if (settings.enabled && settings.recordTranscribe) {
-        history.record({
-          rawText: transcript.text,
-          finalText: transcript.text,
-          wasAIProcessed: false,
-          aiProcessingError: null,
-        })
+        // History is a side effect here: storing failing (database busy, disk full) is logged, and the
+        // transcript still returned.
+        await history
+          .record({
+            rawText: transcript.text,
+            finalText: transcript.text,
+            wasAIProcessed: false,
+            aiProcessingError: null,
+          })
+          .catch((err: unknown) =>
+            request.log.error({ err }, 'the transcription could not be stored in history'),
+          )
       }
       const { text, confidence, sampleCount, provider, rawText } = transcript
       if (request.query.verbose !== true) return { text, confidence, sampleCount, provider, rawText }

@@ -12,7 +12,7 @@ t.test('history', async (t) => {
   const app = await buildApp(resolveConfig({ ...fixtureConfig(), dataDir: user.dataDir }), { logger: false })
   const start = Date.parse('2025-03-01T10:00:00.000Z')
   for (let i = 0; i < ENTRIES; i++) {
-    app.dictum.history.record({
+    await app.dictum.history.record({
       rawText: `raw ${i}`,
       finalText: i === ENTRIES - 1 ? 'last one\nwith a line break' : `entry ${i}`,
       appName: i % 2 === 0 ? 'Editor' : '',

@@ -12,7 +12,7 @@ t.test('empty history: count 0', async (t) => {
 t.test('entries carry every spec field, newest first', async (t) => {
   const app = await build(t)
   const { history } = app.dictum
-  history.record({
+  await history.record({
     rawText: 'first',
     finalText: 'First.',
     appName: 'Mail',
@@ -21,14 +21,14 @@ t.test('entries carry every spec field, newest first', async (t) => {
     aiProcessingError: null,
     timestamp: new Date('2026-01-01T10:00:00Z'),
   })
-  history.record({
+  await history.record({
     rawText: 'second',
     finalText: 'second',
     wasAIProcessed: false,
     aiProcessingError: 'ollama: HTTP 500.',
     timestamp: new Date('2026-01-01T11:00:00Z'),
   })
-  history.record({
+  await history.record({
     rawText: 'same time later insert',
     finalText: 'same time later insert',
     wasAIProcessed: false,
@@ -71,7 +71,7 @@ t.test('limit: default 100, clamped to 1..1000, non-integers give the default', 
   t.equal(parseHistoryLimit(' 7 '), 7)
   const app = await build(t)
   for (let i = 0; i < 120; i++) {
-    app.dictum.history.record({
+    await app.dictum.history.record({
       rawText: `n${i}`,
       finalText: `n${i}`,
       wasAIProcessed: false,
@@ -104,7 +104,7 @@ t.test('non-GET methods get 405 with Allow', async (t) => {
 t.test('empty transcripts are not stored; characterCount counts graphemes', async (t) => {
   const app = await build(t)
   t.equal(
-    app.dictum.history.record({
+    await app.dictum.history.record({
       rawText: '  ',
       finalText: '',
       wasAIProcessed: false,
@@ -115,7 +115,7 @@ t.test('empty transcripts are not stored; characterCount counts graphemes', asyn
   t.equal(countCharacters('e\u0301'), 1, 'combining accent')
   t.equal(countCharacters('👩‍👩‍👧'), 1, 'ZWJ family emoji')
   t.equal(countCharacters('🇫🇷ab'), 3)
-  const entry = app.dictum.history.record({
+  const entry = await app.dictum.history.record({
     rawText: 'x',
     finalText: 'café 👍🏽',
     wasAIProcessed: false,
@@ -128,7 +128,7 @@ t.test('empty transcripts are not stored; characterCount counts graphemes', asyn
 t.test('retention keeps the newest history.maxEntries', async (t) => {
   const app = await build(t, { history: { maxEntries: 5 } })
   for (let i = 0; i < 12; i++) {
-    app.dictum.history.record({
+    await app.dictum.history.record({
       rawText: `e${i}`,
       finalText: `e${i}`,
       wasAIProcessed: false,
@@ -146,7 +146,7 @@ t.test('retention keeps the newest history.maxEntries', async (t) => {
 t.test('history survives a restart', async (t) => {
   const first = await build(t)
   const dataDir = first.dictum.configStore.current.dataDir
-  first.dictum.history.record({
+  await first.dictum.history.record({
     rawText: 'kept',
     finalText: 'Kept.',
     wasAIProcessed: true,
