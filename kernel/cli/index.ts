@@ -108,7 +108,12 @@ const models: CommandRunner = async (args, io) => {
   try {
     return await modelsCommand(
       rest,
-      { stdout: io.stdout, stderr: io.stderr, isTTY: io.isTTY, signal: controller.signal },
+      {
+        stdout: io.stdout,
+        stderr: io.stderr,
+        stderrIsTTY: io.stderrIsTTY === true,
+        signal: controller.signal,
+      },
       manager,
     )
   } finally {

@@ -7,11 +7,12 @@ import { describeModel } from './describe.ts'
 import type { ModelListItem, ModelManager } from './manager.ts'
 import { formatBytes, ProgressBar } from './progress-bar.ts'
 
-export interface CliIo {
+/** What `dictum models` writes to: the CLI's streams (see kernel/cli/io.ts) and Ctrl-C. */
+export interface ModelsIO {
   stdout: NodeJS.WritableStream
   stderr: NodeJS.WritableStream
-  /** True when stderr is a terminal: the progress bar is redrawn in place. */
-  isTTY: boolean
+  /** True when stderr is a terminal: the progress bar, drawn on stderr, is redrawn in place. */
+  stderrIsTTY: boolean
   /** Aborts a running pull (Ctrl-C); its partial download is kept for a later resume. */
   signal?: AbortSignal | undefined
 }
@@ -61,7 +62,7 @@ interface Parsed {
   flags: Map<string, string | true>
 }
 
-export async function modelsCommand(args: string[], io: CliIo, manager: ModelManager): Promise<number> {
+export async function modelsCommand(args: string[], io: ModelsIO, manager: ModelManager): Promise<number> {
   const [command, ...rest] = args
   if (command === undefined) return usage(io, USAGE)
   if (command === '--help' || command === '-h' || command === 'help') {
@@ -85,7 +86,7 @@ export async function modelsCommand(args: string[], io: CliIo, manager: ModelMan
   }
 }
 
-function dispatch(command: string, parsed: Parsed, io: CliIo, manager: ModelManager): Promise<number> {
+function dispatch(command: string, parsed: Parsed, io: ModelsIO, manager: ModelManager): Promise<number> {
   if (command === 'list') {
     allowFlags(parsed, ['--json'])
     if (parsed.positional.length > 0) throw new UsageError('models list takes no arguments')
@@ -101,7 +102,7 @@ function dispatch(command: string, parsed: Parsed, io: CliIo, manager: ModelMana
   return command === 'remove' ? remove(io, manager, id) : verify(io, manager, id)
 }
 
-async function list(io: CliIo, manager: ModelManager, json: boolean): Promise<number> {
+async function list(io: ModelsIO, manager: ModelManager, json: boolean): Promise<number> {
   const items = await manager.list()
   if (json) {
     io.stdout.write(`${JSON.stringify({ count: items.length, items: items.map(describeModel) }, null, 2)}\n`)
@@ -128,7 +129,13 @@ function row(item: ModelListItem): string[] {
   return [entry.id, entry.engine, entry.family, size, entry.customWords ? 'yes' : 'no', installed]
 }
 
-async function pull(io: CliIo, manager: ModelManager, id: string, from: string | undefined, force: boolean) {
+async function pull(
+  io: ModelsIO,
+  manager: ModelManager,
+  id: string,
+  from: string | undefined,
+  force: boolean,
+) {
   const entry = manager.get(id)
   if (!force && from === undefined && (await manager.isInstalled(id))) {
     io.stdout.write(`${id} is already installed at ${manager.pathOf(id)} (use --force to pull it again).\n`)
@@ -137,7 +144,7 @@ async function pull(io: CliIo, manager: ModelManager, id: string, from: string |
   await manager.cleanupStale()
   const source = manager.sourceOf(id, from)
   io.stderr.write(`Pulling ${id} (${entry.displayName}, ${formatBytes(entry.sizeBytes)}) from ${source}\n`)
-  const bar = new ProgressBar({ stream: io.stderr, isTTY: io.isTTY, label: id })
+  const bar = new ProgressBar({ stream: io.stderr, isTTY: io.stderrIsTTY, label: id })
   try {
     const folder = await manager.pull(id, {
       from,
@@ -160,7 +167,7 @@ async function pull(io: CliIo, manager: ModelManager, id: string, from: string |
   }
 }
 
-async function remove(io: CliIo, manager: ModelManager, id: string): Promise<number> {
+async function remove(io: ModelsIO, manager: ModelManager, id: string): Promise<number> {
   if (await manager.remove(id)) {
     io.stdout.write(`Removed ${id}.\n`)
     return 0
@@ -169,7 +176,7 @@ async function remove(io: CliIo, manager: ModelManager, id: string): Promise<num
   return 1
 }
 
-async function verify(io: CliIo, manager: ModelManager, id: string): Promise<number> {
+async function verify(io: ModelsIO, manager: ModelManager, id: string): Promise<number> {
   const result = await manager.verify(id)
   if (result.ok) {
     io.stdout.write(`${id}: ok\n`)
@@ -209,7 +216,7 @@ function singleId(parsed: Parsed, command: string): string {
   return id
 }
 
-function usage(io: CliIo, text: string): number {
+function usage(io: ModelsIO, text: string): number {
   io.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
   return 2
 }

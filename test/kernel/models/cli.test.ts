@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import t from 'tap'
-import { type CliIo, modelsCommand } from '../../../kernel/models/cli.ts'
+import { main } from '../../../kernel/cli/index.ts'
+import type { CliIO } from '../../../kernel/cli/io.ts'
+import { type ModelsIO, modelsCommand } from '../../../kernel/models/cli.ts'
 import { ModelManager } from '../../../kernel/models/manager.ts'
+import { repoRoot } from '../../helpers/fixtures.ts'
 import { MODEL_FILES, makeTarBz2, memoryLogger, startServer, type TestServer, testEntry } from './fixtures.ts'
 
 class Capture extends Writable {
@@ -35,7 +39,7 @@ async function setup(t: { testdir(): string; teardown(fn: () => unknown): void }
   const run = async (args: string[], isTTY = false): Promise<Run> => {
     const stdout = new Capture()
     const stderr = new Capture()
-    const io: CliIo = { stdout, stderr, isTTY }
+    const io: ModelsIO = { stdout, stderr, stderrIsTTY: isTTY }
     const code = await modelsCommand(args, io, manager)
     return { code, stdout: stdout.text, stderr: stderr.text }
   }
@@ -148,4 +152,36 @@ t.test('usage errors exit with 2; --help exits with 0', async (t) => {
     t.equal(commandHelp.code, 0)
     t.match(commandHelp.stdout, new RegExp(`^Usage: dictum models ${command}`))
   }
+})
+
+t.test('dictum models pull draws its bar by whether stderr, where it draws, is a terminal', async (t) => {
+  const server = await startServer()
+  t.teardown(() => server.close())
+  // The catalog's Silero VAD v6.2 is byte-identical to the model dictum ships: a real pull, checksum and all.
+  server.files.set('/silero_vad.onnx', {
+    body: readFileSync(path.join(repoRoot, 'assets/silero-vad/silero_vad.onnx')),
+  })
+  const pull = async (terminals: { stdout: boolean; stderr: boolean }) => {
+    const stdout = new Capture()
+    const stderr = new Capture()
+    const dataDir = t.testdir()
+    const io: CliIO = {
+      stdout,
+      stderr,
+      isTTY: terminals.stdout,
+      stderrIsTTY: terminals.stderr,
+      env: { HOME: dataDir },
+      cwd: dataDir,
+    }
+    const args = ['models', 'pull', 'silero-vad-v6.2', `--from=${server.url('/silero_vad.onnx')}`]
+    const code = await main([...args, '--data-dir', dataDir], io)
+    return { code, stderr: stderr.text }
+  }
+  const redirected = await pull({ stdout: true, stderr: false })
+  t.equal(redirected.code, 0, redirected.stderr)
+  t.notMatch(redirected.stderr, /[\r\x1b]/, 'stdout on a terminal, stderr to a file: plain lines, no escapes')
+  t.match(redirected.stderr, /silero-vad-v6\.2: 100% \(/)
+  const terminal = await pull({ stdout: false, stderr: true })
+  t.equal(terminal.code, 0, terminal.stderr)
+  t.ok(terminal.stderr.includes('\r\x1b[2Ksilero-vad-v6.2 ['), 'stderr on a terminal: the bar is redrawn')
 })
