@@ -119,7 +119,11 @@ export const AiSchema = Type.Object(
       default: {},
       description: 'Options of each provider, by provider id.',
     }),
-    timeoutMs: Type.Integer({ minimum: 100, default: 30_000, description: 'Post-processing time limit.' }),
+    timeoutMs: Type.Union([Type.Integer({ minimum: 100 }), Type.Null()], {
+      default: null,
+      description:
+        "Post-processing time limit for every provider (the shorter of it and a provider's own timeoutMs wins); null: each provider's own timeoutMs, 30 s for a provider without one.",
+    }),
     appPrompts: Type.Record(Type.String(), Type.String(), {
       default: {},
       description: 'Prompt per application name (dictation `appName`), overriding the provider prompt.',

@@ -78,7 +78,7 @@ export class ProviderRegistry {
 
   /**
    * Runs the selected provider on `text`. Throws NO_AI_PROVIDER when none is selected, PROVIDER_TIMEOUT after
-   * `ai.timeoutMs`, PROVIDER_FAILED for anything the provider throws.
+   * the time limit (see `timeLimitMs`), PROVIDER_FAILED for anything the provider throws.
    */
   async process(
     text: string,
@@ -91,9 +91,10 @@ export class ProviderRegistry {
     const { definition } = found
     const options = this.#options(definition) as Record<string, unknown>
     const ai = this.#config.current.ai
+    const limitMs = timeLimitMs(ai.timeoutMs, options)
     // A ref'd timer (AbortSignal.timeout's is unref'd and would not keep a CLI run alive until it fires).
     const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(new DOMException('timed out', 'TimeoutError')), ai.timeoutMs)
+    const timer = setTimeout(() => timeout.abort(new DOMException('timed out', 'TimeoutError')), limitMs)
     const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal
     const appPrompt = request.appName ? ai.appPrompts[request.appName] : undefined
     const prompt = appPrompt ?? (typeof options.prompt === 'string' ? options.prompt : undefined)
@@ -186,7 +187,8 @@ export class ProviderRegistry {
     if (isDictumError(err)) return rebuild(err, options)
     const name = definition.displayName
     if (timedOut || (err as Error)?.name === 'TimeoutError') {
-      return errors.PROVIDER_TIMEOUT(`${name} did not answer within ${this.#config.current.ai.timeoutMs} ms.`)
+      const limitMs = timeLimitMs(this.#config.current.ai.timeoutMs, options)
+      return errors.PROVIDER_TIMEOUT(`${name} did not answer within ${limitMs} ms.`)
     }
     // Providers often name themselves already ("ollama: HTTP 404…"): say the name once.
     const message = redact((err as Error)?.message ?? String(err), options).replace(
@@ -242,4 +244,18 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** A provider's time limit when neither `ai.timeoutMs` nor the provider's options set one. */
+const DEFAULT_TIME_LIMIT_MS = 30_000
+
+/**
+ * How long one post-processing may take: the provider's own `timeoutMs` option (Ollama's 60 s default, made
+ * for its first request loading the model, must be able to fire), 30 s for a provider without one, and
+ * `ai.timeoutMs`, when set, caps every provider.
+ */
+export function timeLimitMs(kernelLimitMs: number | null, options: unknown): number {
+  const own = (options as { timeoutMs?: unknown } | null)?.timeoutMs
+  const providerLimitMs = typeof own === 'number' && own > 0 ? own : DEFAULT_TIME_LIMIT_MS
+  return kernelLimitMs === null ? providerLimitMs : Math.min(kernelLimitMs, providerLimitMs)
 }

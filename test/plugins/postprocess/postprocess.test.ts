@@ -1,4 +1,5 @@
 import t from 'tap'
+import { timeLimitMs } from '../../../kernel/provider-registry.ts'
 import { build, injectJson } from '../../helpers/build.ts'
 
 const text = (app: Awaited<ReturnType<typeof build>>, payload: Buffer | string, contentType = 'text/plain') =>
@@ -72,4 +73,27 @@ t.test('provider timeout: 400 after ai.timeoutMs', async (t) => {
   t.equal(res.status, 400)
   t.equal(res.body.code, 'PROVIDER_TIMEOUT')
   t.match(res.body.error, /Fixture Upper did not answer within 200 ms/)
+})
+
+t.test("a provider's own timeoutMs is its limit; ai.timeoutMs, when set, caps it", async (t) => {
+  const hang = (ai: Record<string, unknown>, timeoutMs: number) =>
+    build(t, {
+      ai: {
+        provider: 'fixture-upper',
+        ...ai,
+        providers: { 'fixture-upper': { behaviour: 'hang', timeoutMs } },
+      },
+    })
+  // ai.timeoutMs was 30 s by default and always won: a provider's own limit could only be shorter.
+  const own = await injectJson(await hang({}, 300), 'POST', '/v1/postprocess', { text: 'x' })
+  t.equal(own.status, 400)
+  t.equal(own.body.code, 'PROVIDER_TIMEOUT')
+  t.match(own.body.error, /Fixture Upper did not answer within 300 ms/)
+  const capped = await injectJson(await hang({ timeoutMs: 200 }, 60_000), 'POST', '/v1/postprocess', {
+    text: 'x',
+  })
+  t.match(capped.body.error, /Fixture Upper did not answer within 200 ms/)
+  t.equal(timeLimitMs(null, { timeoutMs: 60_000 }), 60_000, "Ollama's 60 s default can fire")
+  t.equal(timeLimitMs(null, {}), 30_000, 'a provider without timeoutMs: 30 s')
+  t.equal(timeLimitMs(45_000, { timeoutMs: 60_000 }), 45_000, 'the shorter wins')
 })
