@@ -233,6 +233,7 @@ export class EngineRegistry {
       concurrency: speech.concurrency,
       requestTimeoutMs: speech.timeoutMs,
       loadTimeoutMs: speech.loadTimeoutMs,
+      memoryLimitMb: speech.memoryLimitMb,
       logger: this.#logger,
     })
     this.#live.set(key, { optionsKey, runner })
@@ -262,7 +263,13 @@ export class EngineRegistry {
 
 /** Runners are rebuilt when this changes: the engine's options or the runner settings. */
 function runnerKey(options: unknown, speech: DictumConfig['speech']): string {
-  return JSON.stringify([options, speech.concurrency, speech.timeoutMs, speech.loadTimeoutMs])
+  return JSON.stringify([
+    options,
+    speech.concurrency,
+    speech.timeoutMs,
+    speech.loadTimeoutMs,
+    speech.memoryLimitMb,
+  ])
 }
 
 export function displayNameOf(definition: EngineDefinition, options: unknown): string {
