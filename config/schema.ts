@@ -60,6 +60,11 @@ export const SpeechSchema = Type.Object(
       description: 'A transcription of one piece taking longer is stopped (the engine process is restarted).',
     }),
     loadTimeoutMs: Type.Integer({ minimum: 100, default: 120_000, description: 'Model load time limit.' }),
+    memoryLimitMb: Type.Union([Type.Integer({ minimum: 128 }), Type.Null()], {
+      default: null,
+      description:
+        "Memory one engine process may use, in MB; over it the process is stopped and the request fails. null: half of the machine's memory.",
+    }),
   },
   { additionalProperties: false, default: {} },
 )

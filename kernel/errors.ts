@@ -62,6 +62,7 @@ const catalogue = {
   ENGINE_CRASHED: { status: 500, message: (d) => `Speech engine crashed: ${d}` },
   ENGINE_TIMEOUT: { status: 504, message: (d) => `Speech engine timed out: ${d}` },
   ENGINE_FAILED: { status: 500, message: (d) => `Speech engine failed: ${d}` },
+  ENGINE_MEMORY_LIMIT: { status: 500, message: (d) => `Speech engine exceeded its memory limit: ${d}` },
   ENGINE_BUSY: { status: 503, message: (d) => `Speech engine is busy: ${d}` },
   REMOTE_ENGINE_FAILED: { status: 502, message: (d) => `Remote transcription server failed: ${d}` },
   REMOTE_ENGINE_TIMEOUT: { status: 504, message: (d) => `Remote transcription server timed out: ${d}` },

@@ -287,6 +287,7 @@ export class EngineRegistry {
       concurrency: speech.concurrency,
       requestTimeoutMs: speech.timeoutMs,
       loadTimeoutMs: speech.loadTimeoutMs,
+      memoryLimitMb: speech.memoryLimitMb,
       logger: this.#logger,
     })
     const entry: Live = { optionsKey, runner, users: 0, retired: false }
@@ -313,11 +314,11 @@ export class EngineRegistry {
 }
 
 /**
- * Runners are replaced when this changes: the engine's options or the pool size. Timeouts are not part of
- * it: a runner takes new ones for its next requests (setTimeouts).
+ * Runners are replaced when this changes: the engine's options, the pool size or the hosts' memory limit (a
+ * process flag). Timeouts are not part of it: a runner takes new ones for its next requests (setTimeouts).
  */
 function runnerKey(options: unknown, speech: DictumConfig['speech']): string {
-  return JSON.stringify([options, speech.concurrency])
+  return JSON.stringify([options, speech.concurrency, speech.memoryLimitMb])
 }
 
 function timeoutsOf(speech: DictumConfig['speech']) {

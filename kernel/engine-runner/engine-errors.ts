@@ -46,3 +46,28 @@ export function timeoutError(engineId: string, ms: number): DictumError {
 export function loadTimeoutError(engineId: string, ms: number): DictumError {
   return errors.ENGINE_LOAD_FAILED(engineDetail(engineId, `loading took longer than ${ms} ms`))
 }
+
+/** The host used more memory than `speech.memoryLimitMb`; during a load it is a load failure. */
+export function memoryLimitError(
+  engineId: string,
+  limitMb: number,
+  during: 'load' | 'transcribe',
+): DictumError {
+  const detail = `the engine process used more than its memory limit of ${limitMb} MB (speech.memoryLimitMb)`
+  if (during === 'load') return errors.ENGINE_LOAD_FAILED(engineDetail(engineId, `${detail} while loading`))
+  return errors.ENGINE_MEMORY_LIMIT(engineDetail(engineId, `${detail}; the engine was stopped`))
+}
+
+/**
+ * A host died before it acknowledged a request (it was already dying when the request was sent), so the
+ * engine never saw it: the pool may run it once more on a fresh host. `failure` is the answer otherwise.
+ */
+export class NotStartedError extends Error {
+  readonly failure: DictumError
+
+  constructor(failure: DictumError) {
+    super(`the engine host ended before it started the request: ${failure.message}`)
+    this.name = 'NotStartedError'
+    this.failure = failure
+  }
+}

@@ -8,11 +8,15 @@ import {
   describeExit,
   loadFailure,
   loadTimeoutError,
+  memoryLimitError,
+  NotStartedError,
   timeoutError,
   transcribeFailure,
 } from './engine-errors.ts'
+import { heapLimitFlag, isHeapOutOfMemoryLine, MemoryWatch, toMb } from './memory-limit.ts'
 import { OutputLines } from './output-lines.ts'
 import type { HostMessage, ParentMessage } from './protocol.ts'
+import { oversizeReason } from './result-limit.ts'
 import { abortReason, closedError } from './slot-queue.ts'
 import type { EngineRunnerContext } from './types.ts'
 
@@ -21,6 +25,10 @@ export interface HostOptions {
   moduleSource: string
   context: EngineRunnerContext
   loadTimeoutMs: number
+  /** Config `speech.memoryLimitMb` (resolved): over it the host is killed. */
+  memoryLimitMb: number
+  /** How often resident memory is sampled while the host works; 0: never. */
+  memorySampleMs: number
   logger: PluginLogger
   /** Where large pieces of audio are handed over (see audio-handoff.ts); null sends them through the pipe. */
   audioDir: string | null
@@ -30,9 +38,15 @@ export interface HostOptions {
 
 interface Pending {
   id: number
+  /** Of the request's audio, for the result's size cap. */
+  sampleCount: number
+  /** The host acknowledged the request (its engine may have seen it). */
+  started: boolean
   resolve: (result: EngineTranscribeResult) => void
   reject: (error: unknown) => void
   timer: NodeJS.Timeout
+  /** Set once the request was abandoned: when it fires the host is replaced. */
+  abandoned: NodeJS.Timeout | null
   signal: AbortSignal | undefined
   onAbort: () => void
 }
@@ -44,6 +58,17 @@ const hostFile = fileURLToPath(
   new URL(import.meta.url.endsWith('.ts') ? './host.ts' : './host.js', import.meta.url),
 )
 const closeGraceMs = 2000
+/**
+ * How long an engine may take to stop after its request was abandoned (the client went away) before its host
+ * is killed: an engine that ignores the abort would otherwise hold its slot until `speech.timeoutMs`.
+ */
+export const ABANDON_GRACE_MS = 2000
+/**
+ * After the host exits, how long to wait for the rest of its IPC messages and output (an acknowledgement or
+ * V8's out-of-memory line may still be in the pipes). They are all read within a few ms; the bound only
+ * matters when a process the engine started keeps the host's stdout open.
+ */
+const drainWaitMs = 1000
 
 /**
  * The API-process side of one engine host: starts the child, loads the engine in it, sends one
@@ -63,12 +88,19 @@ export class EngineHost {
   #pending: Pending | null = null
   #settleLoad: { resolve: () => void; reject: (error: DictumError) => void; timer: NodeJS.Timeout } | null =
     null
+  /** How the process ended, once it has. */
+  #ended: string | null = null
+  #resolveExited: () => void = () => {}
+  readonly #memoryWatch: MemoryWatch | null
+  /** Why the host is over its memory limit (V8's heap or the watch), once it is. */
+  #overMemory: string | null = null
 
   constructor(options: HostOptions) {
     this.#options = options
     this.#audio = new AudioHandoff(options.audioDir)
+    const tsx = needsTsx(hostFile, options.moduleSource) ? ['--import', import.meta.resolve('tsx')] : []
     this.#child = fork(hostFile, [], {
-      execArgv: needsTsx(hostFile, options.moduleSource) ? ['--import', import.meta.resolve('tsx')] : [],
+      execArgv: [heapLimitFlag(options.memoryLimitMb), ...tsx],
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { ...process.env, DICTUM_ENGINE_HOST_PARENT_PID: String(process.pid) },
@@ -79,10 +111,19 @@ export class EngineHost {
     })
     this.ready.catch(() => {})
     this.exited = new Promise((resolve) => {
-      this.#child.once('exit', () => resolve())
-      // A child that never started emits 'error' and no 'exit'.
-      this.#child.once('error', () => this.#child.pid === undefined && resolve())
+      this.#resolveExited = resolve
     })
+    const pid = this.#child.pid
+    this.#memoryWatch =
+      pid === undefined || options.memorySampleMs <= 0
+        ? null
+        : new MemoryWatch(
+            pid,
+            options.memoryLimitMb,
+            options.memorySampleMs,
+            () => this.#status === 'loading' || this.#status === 'busy',
+            (bytes) => this.#memoryExceeded(`resident memory ${toMb(bytes)} MB`),
+          )
     this.#wire()
   }
 
@@ -99,14 +140,25 @@ export class EngineHost {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<EngineTranscribeResult> {
+    if (this.#status === 'dead') return Promise.reject(this.#deadError())
     if (this.#status !== 'idle') return Promise.reject(new Error(`engine host is ${this.#status}`))
     this.#status = 'busy'
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
-      const onAbort = () => this.#send({ type: 'abort', id })
+      const onAbort = () => this.#abandon(id)
       const timer = setTimeout(() => this.#requestTimedOut(timeoutMs), timeoutMs)
       const { samples, ...rest } = request
-      this.#pending = { id, resolve, reject, timer, signal, onAbort }
+      this.#pending = {
+        id,
+        sampleCount: samples.length,
+        started: false,
+        resolve,
+        reject,
+        timer,
+        abandoned: null,
+        signal,
+        onAbort,
+      }
       signal?.addEventListener('abort', onAbort, { once: true })
       this.#send({ type: 'transcribe', id, request: rest, audio: this.#audio.pack(samples) })
     })
@@ -131,15 +183,25 @@ export class EngineHost {
     const { engineId, logger } = this.#options
     const pid = this.#child.pid
     this.#child.on('message', (message: HostMessage) => this.#onMessage(message))
-    this.#child.on('exit', (code, signal) => this.#onExit(describeExit(code, signal)))
+    this.#child.on('exit', (code, signal) => this.#onExit(describeExit(code, signal), true))
     this.#child.on('error', (error) => {
       logger.error({ engine: engineId, pid, err: error }, 'engine host process error')
-      if (this.#child.pid === undefined) this.#onExit(`not started: ${error.message}`)
+      // A child that never started emits 'error' and no 'exit'.
+      if (this.#child.pid === undefined) this.#onExit(`not started: ${error.message}`, false)
       else this.#kill()
     })
     for (const stream of ['stdout', 'stderr'] as const) {
       const readable = this.#child[stream]
-      if (readable) new OutputLines(readable, (line) => logger.info({ engine: engineId, pid, stream }, line))
+      if (!readable) continue
+      const heapFull = () =>
+        this.#memoryExceeded(`V8 heap over ${this.#options.memoryLimitMb} MB`, { settleNow: false })
+      new OutputLines(
+        readable,
+        (line) => logger.info({ engine: engineId, pid, stream }, line),
+        {},
+        // Seen before the output cap, which could drop the line.
+        (line) => isHeapOutOfMemoryLine(line) && heapFull(),
+      )
     }
   }
 
@@ -148,12 +210,62 @@ export class EngineHost {
     if (message.type === 'hello') this.#send({ type: 'init', engineId, moduleSource, context })
     else if (message.type === 'ready') this.#loaded()
     else if (message.type === 'load-error') this.#loadFailed(loadFailure(engineId, message.error))
-    else if (message.type === 'result') this.#settle(message.id, (p) => p.resolve(message.result))
+    else if (message.type === 'started') {
+      if (this.#pending?.id === message.id) this.#pending.started = true
+    } else if (message.type === 'result') this.#onResult(message.id, message.result)
     else if (message.type === 'error') {
       this.#settle(message.id, (p) =>
         p.reject(p.signal?.aborted ? abortReason(p.signal) : transcribeFailure(engineId, message.error)),
       )
     } else if (message.type === 'log') this.#forwardLog(message)
+  }
+
+  /** The host checks the size of results; checked again here since a plugin could send on its own. */
+  #onResult(id: number, result: EngineTranscribeResult): void {
+    this.#settle(id, (p) => {
+      const oversize = oversizeReason(result, p.sampleCount)
+      if (oversize) p.reject(transcribeFailure(this.#options.engineId, { message: oversize }))
+      else p.resolve(result)
+    })
+  }
+
+  /**
+   * The request's client went away: the engine is asked to stop, and if it has not settled after a short
+   * grace its host is killed, so the slot is free for the next request instead of held until the timeout.
+   */
+  #abandon(id: number): void {
+    const pending = this.#pending
+    if (pending?.id !== id) return
+    this.#send({ type: 'abort', id })
+    pending.abandoned = setTimeout(() => {
+      if (this.#pending?.id !== id) return
+      this.#options.logger.info(
+        { engine: this.#options.engineId, pid: this.#child.pid, graceMs: ABANDON_GRACE_MS },
+        'engine did not stop after its request was abandoned: replacing its host',
+      )
+      this.#settle(id, (p) => p.reject(abortReason(p.signal as AbortSignal)))
+      this.#kill()
+    }, ABANDON_GRACE_MS)
+  }
+
+  /**
+   * Over the memory limit: the host is killed. The watch settles the request at once; V8's out-of-memory
+   * line arrives as the host aborts, and the request is settled when the exit is handled.
+   */
+  #memoryExceeded(what: string, { settleNow = true } = {}): void {
+    if (this.#overMemory !== null || this.#stopping) return
+    this.#overMemory = what
+    const { engineId, memoryLimitMb, logger } = this.#options
+    logger.warn(
+      { engine: engineId, pid: this.#child.pid, limitMb: memoryLimitMb, what },
+      'engine over its memory limit: stopping it',
+    )
+    if (!settleNow) return
+    this.#loadFailed(memoryLimitError(engineId, memoryLimitMb, 'load'))
+    const pending = this.#pending
+    if (pending)
+      this.#settle(pending.id, (p) => p.reject(memoryLimitError(engineId, memoryLimitMb, 'transcribe')))
+    this.#kill()
   }
 
   #forwardLog(message: Extract<HostMessage, { type: 'log' }>): void {
@@ -196,27 +308,67 @@ export class EngineHost {
     if (!pending || pending.id !== id) return
     this.#pending = null
     clearTimeout(pending.timer)
+    if (pending.abandoned) clearTimeout(pending.abandoned)
     pending.signal?.removeEventListener('abort', pending.onAbort)
     if (this.#status === 'busy') this.#status = 'idle'
     settle(pending)
   }
 
-  #onExit(how: string): void {
+  /**
+   * The process has ended. Its last messages and output may still be in the pipes ('close' comes once they
+   * are read): they say whether it had started its request and whether V8 ran out of heap, so the request is
+   * settled after them.
+   */
+  #onExit(how: string, drain: boolean): void {
+    if (this.#ended !== null) return
+    this.#ended = how
     const { engineId, logger } = this.#options
-    const wasStopping = this.#stopping
-    if (!wasStopping && this.#status !== 'dead') {
+    if (!this.#stopping && this.#status !== 'dead') {
       logger.warn({ engine: engineId, pid: this.#child.pid, exit: how }, 'engine host ended unexpectedly')
     }
     this.#status = 'dead'
+    this.#memoryWatch?.stop()
     this.#audio.close()
-    this.#loadFailed(wasStopping ? closedError(engineId) : crashError(engineId, how, 'load'))
+    if (!drain) {
+      this.#settleExit()
+      return
+    }
+    let settled = false
+    const settle = () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      this.#settleExit()
+    }
+    const timer = setTimeout(settle, drainWaitMs)
+    this.#child.once('close', settle)
+  }
+
+  #settleExit(): void {
+    if (this.#settleLoad) this.#loadFailed(this.#deathError('load'))
     const pending = this.#pending
     if (pending) {
+      const failure = this.#deathError('transcribe')
       this.#settle(pending.id, (p) =>
-        p.reject(wasStopping ? closedError(engineId) : crashError(engineId, how, 'transcribe')),
+        p.reject(p.started || this.#stopping || this.#overMemory ? failure : new NotStartedError(failure)),
       )
     }
     this.#options.onExit(this)
+    this.#resolveExited()
+  }
+
+  /** Why the host is gone, for a load or request it did not finish. */
+  #deathError(during: 'load' | 'transcribe'): DictumError {
+    const { engineId, memoryLimitMb } = this.#options
+    if (this.#stopping) return closedError(engineId)
+    if (this.#overMemory) return memoryLimitError(engineId, memoryLimitMb, during)
+    return crashError(engineId, this.#ended ?? 'killed', during)
+  }
+
+  /** For a request given to a host that is already gone: it never started, so it may run elsewhere. */
+  #deadError(): Error {
+    const failure = this.#deathError('transcribe')
+    return this.#stopping ? failure : new NotStartedError(failure)
   }
 
   #kill(): void {

@@ -7,6 +7,7 @@ import { AudioReceiver } from './audio-handoff.ts'
 import { findDefinition, importPluginModule } from './find-definition.ts'
 import { exitWithParent } from './parent-watch.ts'
 import { type HostMessage, type LogLevel, type ParentMessage, toWireError } from './protocol.ts'
+import { oversizeReason } from './result-limit.ts'
 
 class EngineHostProcess {
   #instance: EngineInstance | null = null
@@ -39,6 +40,7 @@ class EngineHostProcess {
   }
 
   async #transcribe(id: number, message: Extract<ParentMessage, { type: 'transcribe' }>): Promise<void> {
+    send({ type: 'started', id })
     const controller = new AbortController()
     this.#running.set(id, controller)
     let samples: Float32Array | null = null
@@ -46,6 +48,9 @@ class EngineHostProcess {
       if (!this.#instance) throw new Error('the engine is not loaded')
       samples = this.#audio.receive(message.audio)
       const result = await this.#instance.transcribe({ ...message.request, samples }, controller.signal)
+      // Checked here so an oversized result never crosses IPC into the API process.
+      const oversize = oversizeReason(result, samples.length)
+      if (oversize) throw new Error(oversize)
       send({ type: 'result', id, result })
     } catch (error) {
       send({ type: 'error', id, error: toWireError(error) })

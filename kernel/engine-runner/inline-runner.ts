@@ -7,6 +7,7 @@ import type {
 import { type DictumError, isDictumError } from '../errors.ts'
 import { loadFailure, loadTimeoutError, timeoutError, transcribeFailure } from './engine-errors.ts'
 import { toWireError } from './protocol.ts'
+import { oversizeReason } from './result-limit.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
 import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
 
@@ -118,12 +119,19 @@ export class InlineEngineRunner implements EngineRunner {
     const forward = () => controller.abort(signal?.reason)
     signal?.addEventListener('abort', forward, { once: true })
     try {
-      return await withTimeout(instance.transcribe(request, controller.signal), requestTimeoutMs, () => {
-        const error = timeoutError(engineId, requestTimeoutMs)
-        this.#lastError = error
-        controller.abort(error)
-        return error
-      })
+      const result = await withTimeout(
+        instance.transcribe(request, controller.signal),
+        requestTimeoutMs,
+        () => {
+          const error = timeoutError(engineId, requestTimeoutMs)
+          this.#lastError = error
+          controller.abort(error)
+          return error
+        },
+      )
+      const oversize = oversizeReason(result, request.samples.length)
+      if (oversize) throw transcribeFailure(engineId, { message: oversize })
+      return result
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal)
       if (isDictumError(error)) throw error

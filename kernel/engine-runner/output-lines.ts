@@ -16,6 +16,7 @@ const defaultLimits: OutputLimits = { maxLineLength: 2000, linesPerWindow: 50, w
  */
 export class OutputLines {
   readonly #emit: (line: string) => void
+  readonly #watch: ((line: string) => void) | undefined
   readonly #limits: OutputLimits
   #partial = ''
   #skippingRest = false
@@ -23,8 +24,15 @@ export class OutputLines {
   #windowCount = 0
   #dropped = 0
 
-  constructor(stream: Readable, emit: (line: string) => void, limits: Partial<OutputLimits> = {}) {
+  /** `watch` sees every line, also those the cap keeps from the log. */
+  constructor(
+    stream: Readable,
+    emit: (line: string) => void,
+    limits: Partial<OutputLimits> = {},
+    watch?: (line: string) => void,
+  ) {
     this.#emit = emit
+    this.#watch = watch
     this.#limits = { ...defaultLimits, ...limits }
     stream.setEncoding('utf8')
     stream.on('data', (chunk: string) => this.#push(chunk))
@@ -57,6 +65,7 @@ export class OutputLines {
   #line(raw: string): void {
     const line = raw.replace(/\r$/, '')
     if (!line.trim()) return
+    this.#watch?.(line)
     const now = Date.now()
     if (now - this.#windowStart >= this.#limits.windowMs) {
       this.#reportDropped()

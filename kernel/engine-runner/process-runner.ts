@@ -1,12 +1,20 @@
 import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contracts/engine.ts'
 import { type DictumError, errors, isDictumError } from '../errors.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
+import { NotStartedError } from './engine-errors.ts'
 import { EngineHost } from './host-handle.ts'
+import { DEFAULT_SAMPLE_MS, memoryLimitMb } from './memory-limit.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
 import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
 
 // MODEL_INVALID from a transcription: the model loaded but yields garbage (NaN scores), the engine shows failed.
-const recordedCodes = new Set(['ENGINE_CRASHED', 'ENGINE_TIMEOUT', 'ENGINE_LOAD_FAILED', 'MODEL_INVALID'])
+const recordedCodes = new Set([
+  'ENGINE_CRASHED',
+  'ENGINE_TIMEOUT',
+  'ENGINE_LOAD_FAILED',
+  'ENGINE_MEMORY_LIMIT',
+  'MODEL_INVALID',
+])
 
 /**
  * Runs an engine in a pool of child processes (hosts), at most `concurrency` of them, each holding its own
@@ -56,19 +64,24 @@ export class ProcessEngineRunner implements EngineRunner {
 
   async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
     const release = await this.#slots.acquire(signal)
-    let host: EngineHost | undefined
     try {
-      host = this.#reserveHost()
-      const fresh = host.status === 'loading'
-      await this.#awaitLoad(host, signal)
-      if (fresh) this.#markLoaded()
-      if (signal?.aborted) throw abortReason(signal)
-      return await host.transcribe(request, this.#options.requestTimeoutMs, signal)
+      try {
+        return await this.#transcribeOnHost(request, signal)
+      } catch (error) {
+        if (!(error instanceof NotStartedError)) throw error
+        // The host was dying when the request reached it (e.g. it crashed while idle a moment before): the
+        // engine never saw the request, so it gets one more try on a fresh host rather than that crash's 500.
+        this.#options.logger.info(
+          { engine: this.#options.engineId, reason: error.failure.message },
+          'engine host ended before it started the request: retrying on a new host',
+        )
+        return await this.#transcribeOnHost(request, signal)
+      }
     } catch (error) {
-      this.#record(error)
-      throw error
+      const failure = error instanceof NotStartedError ? error.failure : error
+      this.#record(failure)
+      throw failure
     } finally {
-      if (host) host.reserved = false
       release()
     }
   }
@@ -84,6 +97,22 @@ export class ProcessEngineRunner implements EngineRunner {
       await Promise.all([...this.#hosts].map((host) => host.stop()))
     })()
     return this.#closing
+  }
+
+  async #transcribeOnHost(
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+  ): Promise<EngineTranscribeResult> {
+    const host = this.#reserveHost()
+    try {
+      const fresh = host.status === 'loading'
+      await this.#awaitLoad(host, signal)
+      if (fresh) this.#markLoaded()
+      if (signal?.aborted) throw abortReason(signal)
+      return await host.transcribe(request, this.#options.requestTimeoutMs, signal)
+    } finally {
+      host.reserved = false
+    }
   }
 
   async #loadOne(): Promise<void> {
@@ -131,6 +160,8 @@ export class ProcessEngineRunner implements EngineRunner {
       moduleSource,
       context,
       loadTimeoutMs,
+      memoryLimitMb: memoryLimitMb(this.#options.memoryLimitMb),
+      memorySampleMs: this.#options.memorySampleMs ?? DEFAULT_SAMPLE_MS,
       logger,
       audioDir: this.#options.audioDir === undefined ? sharedMemoryDir() : this.#options.audioDir,
       onExit: (exited) => this.#hosts.delete(exited),

@@ -27,6 +27,9 @@ export type HostMessage =
   | { type: 'hello' }
   | { type: 'ready' }
   | { type: 'load-error'; error: WireError }
+  /** Sent as soon as a `transcribe` arrives, before the engine runs: a host that dies before sending it
+   * never started the request, which may then safely run on another host. */
+  | { type: 'started'; id: number }
   | { type: 'result'; id: number; result: EngineTranscribeResult }
   | { type: 'error'; id: number; error: WireError }
   | { type: 'log'; level: LogLevel; obj: unknown; msg?: string }

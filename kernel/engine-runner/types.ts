@@ -22,6 +22,13 @@ export interface EngineRunnerOptions {
   requestTimeoutMs: number
   /** Config `speech.loadTimeoutMs`: a model load taking longer fails with ENGINE_LOAD_FAILED. */
   loadTimeoutMs: number
+  /**
+   * Config `speech.memoryLimitMb`, process isolation only: a host using more memory is killed and its
+   * request fails with ENGINE_MEMORY_LIMIT. Null or absent: half of the machine's memory.
+   */
+  memoryLimitMb?: number | null
+  /** How often a busy or loading host's resident memory is sampled (default 100 ms); 0: never (V8's heap limit still applies). */
+  memorySampleMs?: number
   logger: PluginLogger
   /**
    * Process isolation: where large pieces of audio are handed to hosts (kernel/engine-runner/audio-handoff.ts).

@@ -21,9 +21,9 @@ export function memoryLogger(): PluginLogger & { entries: LogEntry[] } {
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
 }
 
-/** Options for a runner of one of the fixture engines (`fake`, `abort`, `hang`) in a child process. */
+/** Options for a runner of one of the fixture engines (`fake`, `abort`, `hang`, `greedy`) in a child process. */
 export function fixtureRunner(
-  engineId: 'fake' | 'abort' | 'hang',
+  engineId: 'fake' | 'abort' | 'hang' | 'greedy',
   overrides: Partial<EngineRunnerOptions> = {},
 ): EngineRunnerOptions {
   return {
@@ -43,6 +43,7 @@ const defaultOptions = {
   fake: { delayMs: 0, loadDelayMs: 0, stderrLines: 0 },
   abort: { crashOnLoad: false },
   hang: { hangOnLoad: false },
+  greedy: { hugeChars: 8 * 1024 * 1024, leakOnLoad: false },
 }
 
 export function request(sampleCount: number, prompt?: string) {

@@ -1,0 +1,86 @@
+/**
+ * Issue 16 item 20: one piece's result is capped (max(64 K, 2 K per second of audio) characters), checked in
+ * the host before it is sent, again in the API process, and for in-process engines.
+ */
+import t from 'tap'
+import type { EngineDefinition } from '../../../kernel/contracts/engine.ts'
+import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
+import { oversizeReason, resultLimit, resultSize } from '../../../kernel/engine-runner/result-limit.ts'
+import type { DictumError } from '../../../kernel/errors.ts'
+import greedyDefinition from '../../fixtures/engines/greedy-engine.ts'
+import { fixtureRunner, request } from './runner-helpers.ts'
+
+const greedy = greedyDefinition as unknown as EngineDefinition
+const ONE_SECOND = 16_000
+
+t.test('the cap: 64 K characters, more for long audio', async (t) => {
+  t.equal(resultLimit(0), 65_536)
+  t.equal(resultLimit(ONE_SECOND), 65_536)
+  t.equal(resultLimit(60 * ONE_SECOND), 122_880)
+})
+
+t.test('the size counts every string, number and key, and stops past the limit', async (t) => {
+  t.equal(resultSize({ text: 'hello', confidence: 0.5 }, 1000), 8 + 4 + 5 + 10 + 8)
+  const words = Array.from({ length: 3 }, (_, i) => ({ word: 'ab', start: i, end: i + 1 }))
+  t.equal(resultSize({ words }, 1000), 8 + 5 + 8 + 3 * (8 + 4 + 2 + 5 + 8 + 3 + 8))
+  t.equal(resultSize({ debug: { samples: new Float32Array(100) } }, 1000), 8 + 5 + 8 + 7 + 400)
+  t.equal(resultSize({ tags: new Map([['k', 'v']]) }, 1000), 8 + 4 + 8 + 1 + 1)
+
+  const started = performance.now()
+  const many = new Array(5_000_000).fill(1)
+  t.ok(resultSize(many, 65_536) > 65_536, 'five million numbers are over')
+  const cyclic: Record<string, unknown> = { text: 'x' }
+  cyclic.self = cyclic
+  t.ok(resultSize(cyclic, 100) <= 100, 'a cycle is counted once')
+  const wide = Array.from({ length: 1000 }, () => [] as unknown[])
+  for (const list of wide) list.push(...wide)
+  t.ok(resultSize(wide, 65_536) > 65_536, 'a tangle of a million references is over')
+  t.ok(performance.now() - started < 5000, 'each walk stops at the limit (generous bound)')
+})
+
+t.test('the reason names the cap and the audio length', async (t) => {
+  t.equal(oversizeReason({ text: 'fine', confidence: null }, ONE_SECOND), null)
+  t.equal(
+    oversizeReason({ text: 'a'.repeat(70_000), confidence: null }, ONE_SECOND),
+    'the result is larger than the limit of 65536 characters for 1.0 s of audio',
+  )
+})
+
+const tooLarge =
+  'Speech engine failed: greedy: the result is larger than the limit of 65536 characters for 1.0 s of audio.'
+
+t.test(
+  'process isolation: refused in the host and, when a plugin sends on its own, in the API process',
+  async (t) => {
+    const runner = createEngineRunner(fixtureRunner('greedy'))
+    t.teardown(() => runner.close())
+    for (const prompt of ['huge-text', 'huge-direct']) {
+      const error = (await runner.transcribe(request(ONE_SECOND, prompt)).catch((e) => e)) as DictumError
+      t.equal(error.code, 'ENGINE_FAILED', prompt)
+      t.equal(error.message, tooLarge)
+    }
+    t.match(
+      (await runner.transcribe(request(ONE_SECOND, 'alive'))).text,
+      /^alive \d+$/,
+      'the engine still serves',
+    )
+  },
+)
+
+t.test('a result just under the cap passes', async (t) => {
+  const options = { hugeChars: 60_000, leakOnLoad: false }
+  const runner = createEngineRunner(
+    fixtureRunner('greedy', { context: { options, dataDir: '/x', modelsDir: '/x' } }),
+  )
+  t.teardown(() => runner.close())
+  t.equal((await runner.transcribe(request(ONE_SECOND, 'huge-text'))).text.length, 60_000)
+})
+
+t.test('in-process engines (isolation none) are capped too', async (t) => {
+  const runner = createEngineRunner(fixtureRunner('greedy', { isolation: 'none', definition: greedy }))
+  t.teardown(() => runner.close())
+  const error = (await runner.transcribe(request(ONE_SECOND, 'huge-text')).catch((e) => e)) as DictumError
+  t.equal(error.code, 'ENGINE_FAILED')
+  t.equal(error.message, tooLarge)
+  t.equal((await runner.transcribe(request(ONE_SECOND, 'x'))).text, `alive ${process.pid}`)
+})
