@@ -10,6 +10,8 @@ import type { PluginLogger } from './contracts/engine.ts'
 export class AudioService {
   #decoder: AudioDecoder
   #key: string
+  /** Closers of replaced decoders that may still have decodes running. */
+  readonly #retired = new Set<() => Promise<void>>()
   readonly #configStore: ConfigStore
   readonly #logger: PluginLogger
 
@@ -21,12 +23,24 @@ export class AudioService {
     configStore.onChange((next) => {
       const key = JSON.stringify(next.audio)
       if (key === this.#key) return
-      const old = this.#decoder
       this.#key = key
+      this.#retire(this.#decoder)
       this.#decoder = this.#create()
-      // Decodes already running on the old decoder finish; it is closed once they are done.
-      setTimeout(() => void old.close(), this.#configStore.current.speech.timeoutMs).unref()
     })
+  }
+
+  /**
+   * Decodes already running on a replaced decoder finish on it; it is closed after `speech.timeoutMs`, or
+   * when the service closes, whichever comes first, so its ffmpeg children always have an owner.
+   */
+  #retire(decoder: AudioDecoder): void {
+    const close = () => {
+      clearTimeout(timer)
+      this.#retired.delete(close)
+      return decoder.close()
+    }
+    const timer = setTimeout(close, this.#configStore.current.speech.timeoutMs).unref()
+    this.#retired.add(close)
   }
 
   get decoder(): AudioDecoder {
@@ -39,6 +53,6 @@ export class AudioService {
   }
 
   async close(): Promise<void> {
-    await this.#decoder.close()
+    await Promise.all([this.#decoder.close(), ...[...this.#retired].map((close) => close())])
   }
 }
