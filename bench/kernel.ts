@@ -55,7 +55,10 @@ export async function benchHistory(rows = 100_000, reads = 50): Promise<Record<s
   const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-history-'))
   const db = openDatabase({ dataDir: dir })
   try {
-    const history = new HistoryService({ db, historyMaxEntries: () => rows + 1 })
+    const history = new HistoryService({
+      db,
+      historySettings: () => ({ enabled: true, maxEntries: rows + 1, recordTranscribe: false }),
+    })
     const insert = db.prepare(
       `INSERT INTO history (id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
         was_ai_processed, ai_processing_error) VALUES (?, ?, ?, ?, 'Editor', 'notes.md', ?, 0, NULL)`,

@@ -7,7 +7,7 @@ import { type AwilixContainer, asClass, asFunction, asValue, createContainer, In
 import type { DictumConfig } from '../config/schema.ts'
 import { DictationService } from '../plugins/dictate/service.ts'
 import { DictionaryService } from '../plugins/dictionary/service.ts'
-import { HistoryService } from '../plugins/history/service.ts'
+import { HistoryService, type HistorySettings } from '../plugins/history/service.ts'
 import { PostprocessService } from '../plugins/postprocess/service.ts'
 import { TranscriptionService } from '../plugins/transcribe/service.ts'
 import { AudioService } from './audio-service.ts'
@@ -34,7 +34,7 @@ export interface Cradle {
   providers: ProviderRegistry
   dictionary: DictionaryService
   history: HistoryService
-  historyMaxEntries: () => number
+  historySettings: () => HistorySettings
   postprocess: PostprocessService
   audio: AudioService
   vad: VadService
@@ -77,7 +77,7 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
     dictionary: asClass(DictionaryService).singleton(),
-    historyMaxEntries: asValue(() => configStore.current.history.maxEntries),
+    historySettings: asValue(() => configStore.current.history),
     history: asClass(HistoryService).singleton(),
     postprocess: asClass(PostprocessService).singleton(),
     audio: asClass(AudioService).singleton(),

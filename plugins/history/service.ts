@@ -62,14 +62,26 @@ function toEntry(row: Row): HistoryEntry {
   }
 }
 
+/** The `history.*` config in force (read at use time: live edits apply to the next write). */
+export interface HistorySettings {
+  enabled: boolean
+  maxEntries: number
+  recordTranscribe: boolean
+}
+
+/** Where a transcription route reports a history write that failed (its answer goes out regardless). */
+interface FailureLog {
+  error(obj: object, msg: string): void
+}
+
 export class HistoryService {
   readonly #db: Db
-  readonly #maxEntries: () => number
+  readonly #settings: () => HistorySettings
   readonly #statements
 
-  constructor({ db, historyMaxEntries }: { db: Db; historyMaxEntries: () => number }) {
+  constructor({ db, historySettings }: { db: Db; historySettings: () => HistorySettings }) {
     this.#db = db
-    this.#maxEntries = historyMaxEntries
+    this.#settings = historySettings
     this.#statements = {
       newest: db.prepare<[number], Row>(
         `SELECT id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
@@ -113,12 +125,29 @@ export class HistoryService {
       was_ai_processed: entry.wasAIProcessed ? 1 : 0,
       ai_processing_error: entry.aiProcessingError,
     }
-    const maxEntries = this.#maxEntries()
+    const { maxEntries } = this.#settings()
     await writeTransaction(this.#db, () => {
       this.#statements.insert.run(row)
       this.#statements.prune.run(maxEntries)
     })
     return toEntry(row)
+  }
+
+  /**
+   * The history policy of the transcription routes (/v1/transcribe, /v1/audio/transcriptions): with
+   * `history.enabled` and `history.recordTranscribe`, an entry as a dictation without AI stores it: raw and
+   * final text are the transcript with the dictionary applied (docs/api-decisions.md, History). History is
+   * a side effect there: storing failing (database busy, disk full) is logged, and the transcript answered.
+   */
+  async recordTranscription(transcript: { text: string }, log: FailureLog): Promise<void> {
+    const { enabled, recordTranscribe } = this.#settings()
+    if (!enabled || !recordTranscribe) return
+    await this.record({
+      rawText: transcript.text,
+      finalText: transcript.text,
+      wasAIProcessed: false,
+      aiProcessingError: null,
+    }).catch((err: unknown) => log.error({ err }, 'the transcription could not be stored in history'))
   }
 
   async clear(): Promise<number> {

@@ -58,21 +58,7 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
           ...choice,
         },
       )
-      const settings = configStore.current.history
-      if (settings.enabled && settings.recordTranscribe && transcript.text.trim() !== '') {
-        // History is a side effect here: storing failing (database busy, disk full) is logged, and the
-        // transcript still returned.
-        await history
-          .record({
-            rawText: transcript.rawText,
-            finalText: transcript.text,
-            wasAIProcessed: false,
-            aiProcessingError: null,
-          })
-          .catch((err: unknown) =>
-            request.log.error({ err }, 'the transcription could not be stored in history'),
-          )
-      }
+      await history.recordTranscription(transcript, request.log)
       const formatted = formatTranscript(transcript, params, (text) => dictionary.applyReplacements(text))
       return reply.type(formatted.contentType).send(formatted.body)
     },

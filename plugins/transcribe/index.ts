@@ -22,21 +22,7 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
         signal: clientGoneSignal(reply),
         ...stringFields(fields, ['language', 'prompt']),
       })
-      const { history: settings } = configStore.current
-      if (settings.enabled && settings.recordTranscribe) {
-        // History is a side effect here: storing failing (database busy, disk full) is logged, and the
-        // transcript still returned.
-        await history
-          .record({
-            rawText: transcript.text,
-            finalText: transcript.text,
-            wasAIProcessed: false,
-            aiProcessingError: null,
-          })
-          .catch((err: unknown) =>
-            request.log.error({ err }, 'the transcription could not be stored in history'),
-          )
-      }
+      await history.recordTranscription(transcript, request.log)
       const { text, confidence, sampleCount, provider, rawText } = transcript
       if (request.query.verbose !== true) return { text, confidence, sampleCount, provider, rawText }
       const { engine, language, durationSeconds, segments, words } = transcript

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { build, injectJson } from '../../helpers/build.ts'
+import { listen } from '../../helpers/http.ts'
 import { audioFixturesDir, encodeWav } from '../../helpers/wav.ts'
 
 const JFK = path.join(audioFixturesDir, 'jfk.wav')
@@ -119,6 +120,30 @@ t.test('/v1/transcribe records history only with history.recordTranscribe', asyn
   const on = await build(t, { history: { recordTranscribe: true } })
   await injectJson(on, 'POST', '/v1/transcribe', { path: JFK })
   t.equal((await injectJson(on, 'GET', '/v1/history')).body.count, 1)
+})
+
+t.test('every transcription route stores the entry a dictation without AI stores', async (t) => {
+  const app = await build(t, {
+    speech: { engines: { 'fixture-echo': { text: 'ask open ai' } } },
+    history: { recordTranscribe: true },
+  })
+  await injectJson(app, 'POST', '/v1/dictionary/replacements', {
+    triggers: ['open ai'],
+    replacement: 'OpenAI',
+  })
+  await injectJson(app, 'POST', '/v1/transcribe', { path: JFK })
+  const body = new FormData()
+  body.append('file', new Blob([readFileSync(JFK)], { type: 'audio/wav' }), 'jfk.wav')
+  body.append('model', 'whisper-1')
+  const port = await listen(t, app)
+  const openai = await fetch(`http://127.0.0.1:${port}/v1/audio/transcriptions`, { method: 'POST', body })
+  t.equal(openai.status, 200)
+  await injectJson(app, 'POST', '/v1/dictate', { path: JFK })
+  const items = (await injectJson(app, 'GET', '/v1/history')).body.items as Record<string, unknown>[]
+  t.equal(items.length, 3)
+  // History's raw text is the transcript before AI, after replacements (docs/api-decisions.md): the OpenAI
+  // route stored the engine's words instead; one policy now serves every route.
+  for (const item of items) t.match(item, { rawText: 'ask OpenAI', finalText: 'ask OpenAI' })
 })
 
 t.test('dictate has the same input errors as transcribe', async (t) => {
