@@ -16,8 +16,7 @@ import { loadSherpaOnnx } from '../engines/sherpa-onnx/native.ts'
 import type { SherpaOnnxOptions } from '../engines/sherpa-onnx/options.ts'
 import { recognizerConfig } from '../engines/sherpa-onnx/recognizer-config.ts'
 import { deriveBpeVocab, readTokens } from '../engines/sherpa-onnx/tokens.ts'
-import { defaultCatalog } from '../kernel/models/catalog.ts'
-import { VadSegmenter } from '../kernel/vad/index.ts'
+import { defaultCatalog } from '../models/catalog.ts'
 import {
   audioFixturesDir,
   CLIPS,
@@ -27,6 +26,7 @@ import {
   silentLogger,
   vadModelPath,
 } from '../test/engines/sherpa-onnx/fixtures.ts'
+import { VadSegmenter } from '../vad/index.ts'
 import { median, round } from './lib/load.ts'
 
 const SR = 16000

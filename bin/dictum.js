@@ -4,14 +4,14 @@
 // dependency), so that what runs is always the code as it is, never a stale build.
 import { existsSync } from 'node:fs'
 
-const sources = new URL('../kernel/cli/index.ts', import.meta.url)
+const sources = new URL('../cli/index.ts', import.meta.url)
 let main
 if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api')
   register()
   ;({ main } = await import(sources.href))
 } else {
-  ;({ main } = await import('../dist/kernel/cli/index.js'))
+  ;({ main } = await import('../dist/cli/index.js'))
 }
 const code = await main(process.argv.slice(2))
 if (code >= 0) process.exitCode = code

@@ -1,6 +1,6 @@
 /**
  * `buildApp(config)`: the Fastify app with its container, guard, error surface and route plugins. It never
- * listens (kernel/server.ts owns the process); tests `inject` into it.
+ * listens (server/server.ts owns the process); tests `inject` into it.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
@@ -13,6 +13,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
+import type { ModelManager } from '../models/manager.ts'
 import { dictateRoutes } from '../plugins/dictate/index.ts'
 import { dictionaryRoutes } from '../plugins/dictionary/index.ts'
 import { enginesRoutes } from '../plugins/engines/index.ts'
@@ -30,7 +31,6 @@ import { clientErrorHandler, errorHandler, frameworkErrors } from './http/error-
 import { createGuard } from './http/guard.ts'
 import { RoutesTable } from './http/routes-table.ts'
 import { logStream } from './log-destination.ts'
-import type { ModelManager } from './models/manager.ts'
 import { checkPluginConfig } from './plugin-options.ts'
 import type { RunnerFactory } from './registry.ts'
 

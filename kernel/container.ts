@@ -4,22 +4,22 @@
  */
 import path from 'node:path'
 import { type AwilixContainer, asClass, asFunction, asValue, createContainer, InjectionMode } from 'awilix'
+import { AudioService } from '../audio/service.ts'
 import type { DictumConfig } from '../config/schema.ts'
+import { ModelManager } from '../models/manager.ts'
 import { DictationService } from '../plugins/dictate/service.ts'
 import { DictionaryService } from '../plugins/dictionary/service.ts'
 import { HistoryService, type HistorySettings } from '../plugins/history/service.ts'
 import { PostprocessService } from '../plugins/postprocess/service.ts'
 import { TranscriptionService } from '../plugins/transcribe/service.ts'
-import { AudioService } from './audio-service.ts'
+import { VadService } from '../vad/service.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
-import { ModelManager } from './models/manager.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
 import { type Db, openDatabase } from './storage/database.ts'
-import { VadService } from './vad-service.ts'
 
 export interface Cradle {
   configStore: ConfigStore

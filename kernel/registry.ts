@@ -6,12 +6,12 @@
  */
 import path from 'node:path'
 import type { DictumConfig } from '../config/schema.ts'
+import type { ModelManager } from '../models/manager.ts'
 import type { ConfigStore } from './config-store.ts'
 import type { EngineCapabilities, EngineDefinition, EngineProbe, PluginLogger } from './contracts/engine.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
 import type { EngineRunner, EngineRunnerOptions } from './engine-runner/types.ts'
 import { errors } from './errors.ts'
-import type { ModelManager } from './models/manager.ts'
 import { resolveOptions } from './plugin-options.ts'
 
 export type EngineStatusName = 'discovered' | 'loading' | 'ready' | 'unavailable' | 'failed'

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startServer } from '../../kernel/server.ts'
+import { startServer } from '../../server/server.ts'
 import { BENCH_CUSTOM_WORDS } from '../lib/custom-words.ts'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-'))

@@ -1,4 +1,4 @@
-import { encodeWav16 } from '../../kernel/audio/wav-encode.ts'
+import { encodeWav16 } from '../../audio/wav-encode.ts'
 import type {
   EngineContext,
   EngineInstance,

@@ -4,7 +4,7 @@
  */
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { type CatalogEntry, defaultCatalog, type FileCheck } from '../../kernel/models/catalog.ts'
+import { type CatalogEntry, defaultCatalog, type FileCheck } from '../../models/catalog.ts'
 import type { SherpaFamily, SherpaOnnxOptions } from './options.ts'
 import { FAMILIES } from './options.ts'
 

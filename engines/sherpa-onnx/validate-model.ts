@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { errors } from '../../kernel/errors.ts'
-import { OnnxFileError, readOnnxFile } from '../../kernel/vad/onnx-file.ts'
+import { OnnxFileError, readOnnxFile } from '../../vad/onnx-file.ts'
 import { type FileRole, type ModelSpec, REQUIRED_ROLES } from './model-spec.ts'
 import { checkBpeVocab, readTokens, TokenFileError, type TokenTable } from './tokens.ts'
 

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { type CatalogEntry, defaultCatalog } from '../../kernel/models/catalog.ts'
+import { type CatalogEntry, defaultCatalog } from '../../models/catalog.ts'
 import type { VoskOptions } from './options.ts'
 
 export interface VoskModelSpec {

@@ -4,7 +4,7 @@
  * A host checks before it sends (so the big string never crosses IPC), the API process checks again on
  * arrival (a plugin could send on its own), and in-process engines are checked the same way.
  */
-import { TARGET_SAMPLE_RATE } from '../audio/types.ts'
+import { TARGET_SAMPLE_RATE } from '../../audio/types.ts'
 
 /** Every result may hold this much, however short its audio. */
 export const RESULT_MIN_CHARS = 64 * 1024

@@ -5,7 +5,7 @@
  * returned with `stored: false` and `storeError`.
  */
 import { randomUUID } from 'node:crypto'
-import type { AudioSource } from '../../kernel/audio/index.ts'
+import type { AudioSource } from '../../audio/index.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
 import type { ProviderRegistry } from '../../kernel/provider-registry.ts'

@@ -10,8 +10,8 @@
  *   (404).
  */
 import { errors } from '../../kernel/errors.ts'
-import type { ModelManager } from '../../kernel/models/manager.ts'
 import type { EngineRegistry } from '../../kernel/registry.ts'
+import type { ModelManager } from '../../models/manager.ts'
 
 export const OPENAI_MODEL_NAMES = [
   'whisper-1',

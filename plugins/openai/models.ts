@@ -3,9 +3,10 @@
  * model catalog (id = catalog id), in OpenAI's list shape. One endpoint serves OpenAI clients and
  * `dictum`'s own model listing.
  */
-import { describeModel } from '../../kernel/models/describe.ts'
-import type { ModelManager } from '../../kernel/models/manager.ts'
+
 import type { EngineRegistry } from '../../kernel/registry.ts'
+import { describeModel } from '../../models/describe.ts'
+import type { ModelManager } from '../../models/manager.ts'
 import type { ModelEntry } from './schemas.ts'
 
 const OWNER = 'dictum'

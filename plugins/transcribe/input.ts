@@ -6,7 +6,7 @@
  * `file` part is the audio, its other fields count as JSON fields.
  */
 import type { FastifyRequest } from 'fastify'
-import type { AudioSource } from '../../kernel/audio/index.ts'
+import type { AudioSource } from '../../audio/index.ts'
 import { errors } from '../../kernel/errors.ts'
 
 const DEFAULT_FILENAME = 'audio.wav'

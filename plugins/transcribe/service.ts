@@ -8,8 +8,8 @@
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../kernel/audio/index.ts'
-import type { AudioService } from '../../kernel/audio-service.ts'
+import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../audio/index.ts'
+import type { AudioService } from '../../audio/service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
   EngineTranscribeResult,
@@ -18,8 +18,8 @@ import type {
 } from '../../kernel/contracts/engine.ts'
 import { errors } from '../../kernel/errors.ts'
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
-import { maxSegmentSecondsFor } from '../../kernel/vad/index.ts'
-import type { VadService } from '../../kernel/vad-service.ts'
+import { maxSegmentSecondsFor } from '../../vad/index.ts'
+import type { VadService } from '../../vad/service.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import { joinPieces, type PieceResult } from './join.ts'
 

@@ -5,8 +5,8 @@
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { AudioDecoder } from '../../kernel/audio/index.ts'
-import { encodeWav16 } from '../../kernel/audio/wav-encode.ts'
+import { AudioDecoder } from '../../audio/index.ts'
+import { encodeWav16 } from '../../audio/wav-encode.ts'
 import { audioFixturesDir, fixtureConfig, setup, tempDir, waitForStderr } from './run-cli.ts'
 
 const RATE = 16000

@@ -1,10 +1,10 @@
 /** The stop-at-pause recorder with the real Silero VAD: why and where a recording stops. */
 import path from 'node:path'
 import t from 'tap'
-import { AudioDecoder } from '../../kernel/audio/index.ts'
-import { recordUntilPause } from '../../kernel/cli/record-until-pause.ts'
-import { VadSegmenter } from '../../kernel/vad/index.ts'
-import { bundledVadModel } from '../../kernel/vad-service.ts'
+import { AudioDecoder } from '../../audio/index.ts'
+import { recordUntilPause } from '../../cli/record-until-pause.ts'
+import { VadSegmenter } from '../../vad/index.ts'
+import { bundledVadModel } from '../../vad/service.ts'
 import { audioFixturesDir, tempDir } from './run-cli.ts'
 
 const RATE = 16000

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import t from 'tap'
-import { main } from '../../kernel/cli/index.ts'
+import { main } from '../../cli/index.ts'
 import { audioFixturesDir, fixtureConfig, setup } from './run-cli.ts'
 import { parseSrt, parseVtt, timeProblems } from './subtitle-parse.ts'
 

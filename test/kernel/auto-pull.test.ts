@@ -1,11 +1,11 @@
 /** config `models.autoPull`: the selected engine's catalog model is downloaded on first use. */
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import type { CatalogEntry } from '../../kernel/models/catalog.ts'
-import { ModelManager } from '../../kernel/models/manager.ts'
+import type { CatalogEntry } from '../../models/catalog.ts'
+import { ModelManager } from '../../models/manager.ts'
 import { build, FIXTURES, tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/wav.ts'
-import { MODEL_FILES, makeTarBz2, sha256, startServer } from './models/fixtures.ts'
+import { MODEL_FILES, makeTarBz2, sha256, startServer } from '../models/fixtures.ts'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { type RunningServer, startServer } from '../../kernel/server.ts'
+import { type RunningServer, startServer } from '../../server/server.ts'
 import { FIXTURES, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'
 import { logCapture, waitFor } from '../helpers/log-capture.ts'

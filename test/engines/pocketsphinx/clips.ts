@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import { AudioDecoder } from '../../../audio/index.ts'
 import { DEFAULT_MODEL_DIR } from '../../../engines/pocketsphinx/options.ts'
-import { AudioDecoder } from '../../../kernel/audio/index.ts'
 import { audioFixturesDir } from '../../helpers/fixtures.ts'
 
 export { audioFixturesDir }

@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { referenceClips } from '../../engines/pocketsphinx/clips.ts'
 import { build, tempDir } from '../../helpers/build.ts'
 import { rawRequest } from '../../helpers/http.ts'
+import { referenceClips } from '../pocketsphinx/clips.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'

@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
-import { defaultCatalog } from '../../../kernel/models/catalog.ts'
+import { defaultCatalog } from '../../../models/catalog.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
 import { audioFixturesDir, readWav, silentLogger } from './fixtures.ts'
 

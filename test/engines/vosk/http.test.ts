@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { defaultCatalog } from '../../../kernel/models/catalog.ts'
+import { defaultCatalog } from '../../../models/catalog.ts'
 import { build, injectJson, tempDir } from '../../helpers/build.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
 

@@ -1,0 +1,157 @@
+/**
+ * The dictum process: loads the config, builds the app, opens the listener, re-applies config edits while
+ * running, and closes everything gracefully on SIGINT/SIGTERM. `buildApp` never listens; this file does.
+ */
+import {
+  type ConfigFlags,
+  configFilePath,
+  configInvalid,
+  draftConfig,
+  freezeConfig,
+  type LoadOptions,
+  resolveConfig,
+} from '../config/load.ts'
+import type { DictumConfig } from '../config/schema.ts'
+import { type BuildOptions, buildApp, type DictumApp } from '../kernel/app.ts'
+import { allProblems, loadCheckedConfig } from '../kernel/config-check.ts'
+import { ConfigWatcher } from './config-watcher.ts'
+import { ApiListener } from './listener.ts'
+
+export interface ServerOptions {
+  flags?: ConfigFlags
+  env?: NodeJS.ProcessEnv
+  cwd?: string
+  /** Watch the config file and apply edits live (default true). */
+  watch?: boolean
+  /** Passed to buildApp (tests: `false` or a pino instance). */
+  logger?: BuildOptions['logger']
+}
+
+export interface RunningServer {
+  app: DictumApp
+  listener: ApiListener
+  /** Re-reads the config file and applies it; resolves false (and logs why) when the edit is invalid. */
+  reload(): Promise<boolean>
+  /** Graceful close; safe to call twice. */
+  close(): Promise<void>
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const loadOptions: LoadOptions = { flags: options.flags ?? {}, env: options.env ?? process.env }
+  if (options.cwd !== undefined) loadOptions.cwd = options.cwd
+  const { loaded, discovery } = await loadCheckedConfig(loadOptions)
+  const app = await buildApp(loaded.config, {
+    configFile: loaded.file,
+    discovery,
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  })
+  await app.ready()
+  // Leftovers of pulls interrupted by a crash (staging folders, old partial downloads).
+  await app.dictum.models
+    .cleanupStale()
+    .catch((err: Error) => app.log.warn({ error: err.message }, 'model cleanup failed'))
+  const listener = new ApiListener(app.server, app.log)
+  const watcher = new ConfigWatcher()
+  try {
+    await listener.apply(loaded.config.api)
+  } catch (err) {
+    await app.close()
+    throw err
+  }
+
+  let reloading: Promise<boolean> = Promise.resolve(true)
+  const reload = () => {
+    reloading = reloading.then(() => applyEdit(app, listener, loadOptions))
+    return reloading
+  }
+  if (options.watch !== false) {
+    const file = configFilePath(
+      options.flags ?? {},
+      options.env ?? process.env,
+      options.cwd ?? process.cwd(),
+    ).path
+    watcher.start(file, () => void reload())
+    app.log.info({ file }, 'watching the config file for edits')
+  }
+
+  let closing: Promise<void> | null = null
+  const close = () => {
+    closing ??= (async () => {
+      watcher.close()
+      await reloading.catch(() => {})
+      await listener.close()
+      await app.close()
+    })()
+    return closing
+  }
+  return { app, listener, reload, close }
+}
+
+/**
+ * Loads the edited config and applies it, or logs every error (core keys and plugin options in one) and keeps
+ * the config in force. A config file at the default location that is gone keeps the config in force too:
+ * editors and sync tools delete and recreate files, and falling back to the defaults would drop settings
+ * such as `api.token`. (A missing file means the defaults only at start-up.)
+ */
+async function applyEdit(app: DictumApp, listener: ApiListener, loadOptions: LoadOptions): Promise<boolean> {
+  const store = app.dictum.configStore
+  const current = store.current
+  let next: Readonly<DictumConfig>
+  try {
+    const draft = draftConfig(loadOptions)
+    if (draft.file === null) {
+      app.log.warn({}, 'the config file is gone; the config in force stays until it is back')
+      return false
+    }
+    const problems = allProblems(draft, app.dictum.discovery)
+    if (problems.length > 0) throw configInvalid(problems)
+    next = keepRestartOnly(freezeConfig(draft.value), current, app)
+  } catch (err) {
+    app.log.error(
+      { error: (err as Error).message },
+      'config edit rejected; the previous config stays in force',
+    )
+    return false
+  }
+  if (JSON.stringify(next) === JSON.stringify(current)) return true
+  const failures = await store.update(next)
+  for (const failure of failures) app.log.error({ error: failure.message }, 'applying the config edit failed')
+  app.log.level = next.log.level
+  try {
+    await listener.apply(next.api)
+  } catch (err) {
+    app.log.error({ error: (err as Error).message }, 'could not open the API listener')
+  }
+  app.log.info({}, 'config edit applied')
+  return true
+}
+
+/** `dataDir` and `plugins` only change with a restart: keep the values in force and say so. */
+function keepRestartOnly(next: Readonly<DictumConfig>, current: Readonly<DictumConfig>, app: DictumApp) {
+  const changed = (['dataDir', 'plugins'] as const).filter(
+    (key) => JSON.stringify(next[key]) !== JSON.stringify(current[key]),
+  )
+  if (changed.length === 0) return next
+  app.log.warn({ keys: changed }, 'these config keys take effect when dictum restarts')
+  return resolveConfig({ ...structuredClone(next), dataDir: current.dataDir, plugins: [...current.plugins] })
+}
+
+/** Runs the server until SIGINT/SIGTERM; a second signal exits at once. */
+export async function runServer(options: ServerOptions = {}): Promise<void> {
+  const server = await startServer(options)
+  let signals = 0
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++
+    if (signals > 1) process.exit(130)
+    server.app.log.info({ signal }, 'shutting down')
+    server.close().then(
+      () => process.exit(0),
+      (err) => {
+        server.app.log.error({ error: (err as Error).message }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+}
