@@ -1,7 +1,8 @@
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
+import { ENGINE_SAMPLE_RATE } from '../kernel/contracts/engine.ts'
 
 /** The sample rate every decoded signal has. */
-export const TARGET_SAMPLE_RATE = 16000
+export const TARGET_SAMPLE_RATE = ENGINE_SAMPLE_RATE
 
 /** Where audio comes from: a file on disk (spec mode A) or bytes from a request (modes B and C). */
 export type AudioSource =

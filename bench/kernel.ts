@@ -15,6 +15,7 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openDatabase } from '../kernel/storage/database.ts'
 import { HistoryService } from '../plugins/history/service.ts'
+import { TABLES } from '../server/app.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { load, median, round } from './lib/load.ts'
 
@@ -53,7 +54,7 @@ export async function benchThroughput(rounds = 5, seconds = 3): Promise<Record<s
 
 export async function benchHistory(rows = 100_000, reads = 50): Promise<Record<string, number>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-history-'))
-  const db = openDatabase({ dataDir: dir })
+  const db = openDatabase({ dataDir: dir, features: TABLES })
   try {
     const history = new HistoryService({
       db,

@@ -3,8 +3,9 @@
  * process from the user's config, never listening, and closed (engines, ffmpeg children, database) when the
  * command is done.
  */
-import { buildApp, type DictumApp } from '../kernel/app.ts'
+
 import { type CheckedConfig, loadCheckedConfig } from '../kernel/config-check.ts'
+import { buildApp, type DictumApp } from '../server/app.ts'
 import type { CliIO } from './io.ts'
 import { flagsOf } from './options.ts'
 

@@ -1,6 +1,7 @@
 /**
- * `buildApp(config)`: the Fastify app with its container, guard, error surface and route plugins. It never
- * listens (server/server.ts owns the process); tests `inject` into it.
+ * `createApp(config, { features })`: the Fastify app with its container, guard and error surface, and the
+ * features it is given (their services, tables and routes; `Feature`, kernel/container.ts). It never listens
+ * (server/server.ts owns the process). dictum's own list of features is server/app.ts's `buildApp`.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, {
@@ -13,16 +14,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
-import type { ModelManager } from '../models/manager.ts'
-import { dictateRoutes } from '../plugins/dictate/index.ts'
-import { dictionaryRoutes } from '../plugins/dictionary/index.ts'
-import { enginesRoutes } from '../plugins/engines/index.ts'
-import { healthRoutes } from '../plugins/health/index.ts'
-import { historyRoutes } from '../plugins/history/index.ts'
-import { openaiRoutes } from '../plugins/openai/index.ts'
-import { openapi } from '../plugins/openapi/index.ts'
-import { postprocessRoutes } from '../plugins/postprocess/index.ts'
-import { transcribeRoutes } from '../plugins/transcribe/index.ts'
+import type { Feature } from './container.ts'
 import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
 import { errorBody, errors } from './errors.ts'
@@ -50,7 +42,9 @@ export type DictumApp = FastifyInstance<
   TypeBoxTypeProvider
 >
 
-export interface BuildOptions {
+export interface AppOptions {
+  /** What the app does: its features, in the order they register. */
+  features: readonly Feature[]
   /** The config file the config came from (for reload and `dictum config`). */
   configFile?: string | null
   /** A pino logger, pino options, or false (default: pino at `log.level`). */
@@ -61,14 +55,11 @@ export interface BuildOptions {
   pluginsBaseDir?: string
   /** Replace the engine runner factory (tests). */
   runnerFactory?: RunnerFactory
-  /** Replace the model manager (tests). */
-  models?: ModelManager
+  /** Replace services after the features registered theirs (tests). */
+  services?: Feature['services']
 }
 
-export async function buildApp(
-  config: Readonly<DictumConfig>,
-  options: BuildOptions = {},
-): Promise<DictumApp> {
+export async function createApp(config: Readonly<DictumConfig>, options: AppOptions): Promise<DictumApp> {
   const discovery =
     options.discovery ?? (await discoverPlugins({ plugins: config.plugins, baseDir: options.pluginsBaseDir }))
   const problems = checkPluginConfig(config, discovery)
@@ -94,12 +85,13 @@ export async function buildApp(
     configFile: options.configFile ?? null,
     logger: app.log,
     discovery,
+    features: options.features,
     ...(options.runnerFactory ? { runnerFactory: options.runnerFactory } : {}),
-    ...(options.models ? { models: options.models } : {}),
+    ...(options.services ? { services: options.services } : {}),
   })
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })
-  app.addHook('onClose', async () => closeContainer(container))
+  app.addHook('onClose', async () => closeContainer(container, options.features))
 
   const routes = new RoutesTable()
   app.addHook('onRoute', (route) => routes.add(route.url, route.method as string | string[]))
@@ -115,20 +107,14 @@ export async function buildApp(
   app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
-  await app.register(openapi)
-  await app.register(healthRoutes, { prefix: '/v1' })
-  await app.register(dictionaryRoutes, { prefix: '/v1/dictionary' })
-  await app.register(historyRoutes, { prefix: '/v1' })
-  await app.register(postprocessRoutes, { prefix: '/v1' })
-  await app.register(enginesRoutes, { prefix: '/v1' })
-  await app.register(transcribeRoutes, { prefix: '/v1' })
-  await app.register(dictateRoutes, { prefix: '/v1' })
-  await app.register(openaiRoutes, { prefix: '/v1' })
+  for (const { routes } of options.features) {
+    if (routes) await app.register(routes.plugin, { prefix: routes.prefix })
+  }
   return app
 }
 
 function loggerOption(
-  logger: BuildOptions['logger'],
+  logger: AppOptions['logger'],
   config: Readonly<DictumConfig>,
 ): Partial<FastifyServerOptions> {
   if (logger === false) return { logger: false }

@@ -1,18 +1,21 @@
 /**
  * One strict Awilix container per app: every service and resource of an app hangs off it, so two apps in one
- * process never share anything. `closeContainer` releases resources in reverse order of dependency.
+ * process never share anything. The kernel registers its own services here; features add theirs
+ * (`Feature`, below) and declare them on `Cradle`. `closeContainer` releases resources in reverse order of
+ * dependency.
  */
 import path from 'node:path'
-import { type AwilixContainer, asClass, asFunction, asValue, createContainer, InjectionMode } from 'awilix'
-import { AudioService } from '../audio/service.ts'
+import {
+  type AwilixContainer,
+  asClass,
+  asFunction,
+  asValue,
+  createContainer,
+  InjectionMode,
+  type Resolver,
+} from 'awilix'
+import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
-import { ModelManager } from '../models/manager.ts'
-import { DictationService } from '../plugins/dictate/service.ts'
-import { DictionaryService } from '../plugins/dictionary/service.ts'
-import { HistoryService, type HistorySettings } from '../plugins/history/service.ts'
-import { PostprocessService } from '../plugins/postprocess/service.ts'
-import { TranscriptionService } from '../plugins/transcribe/service.ts'
-import { VadService } from '../vad/service.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
@@ -20,7 +23,9 @@ import { createEngineRunner } from './engine-runner/index.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
 import { type Db, openDatabase } from './storage/database.ts'
+import type { FeatureMigrations } from './storage/migrations.ts'
 
+/** The app's services. The kernel's are declared here; each feature declares its own on this interface. */
 export interface Cradle {
   configStore: ConfigStore
   logger: PluginLogger
@@ -29,17 +34,35 @@ export interface Cradle {
   modelsDir: string
   db: Db
   runnerFactory: RunnerFactory
-  models: ModelManager
   engines: EngineRegistry
   providers: ProviderRegistry
-  dictionary: DictionaryService
-  history: HistoryService
-  historySettings: () => HistorySettings
-  postprocess: PostprocessService
-  audio: AudioService
-  vad: VadService
-  transcription: TranscriptionService
-  dictation: DictationService
+}
+
+/**
+ * A feature of dictum: what it adds to an app. Each feature folder (a route group under plugins/, or audio/,
+ * vad/, models/) exports one and owns everything in it, so adding a feature touches its folder and the list
+ * that names it (server/app.ts). The kernel only runs the list: it registers the services, opens the database
+ * with the tables, registers the routes, and closes the features in reverse order.
+ */
+export interface Feature {
+  /** Names the feature in errors, and its tables in `feature_versions`. */
+  name: string
+  /**
+   * Services it adds to the app's container. A feature that adds a service declares its type on `Cradle`
+   * (`declare module '…/kernel/container.ts' { interface Cradle { … } }`) so its users resolve it typed.
+   */
+  services?: { [K in keyof Cradle]?: Resolver<Cradle[K]> }
+  /** Its tables' migrations, in order (kernel/storage/migrations.ts). */
+  migrations?: readonly string[]
+  /** Its HTTP routes, registered under `prefix`. */
+  routes?: { prefix: string; plugin: FastifyPluginAsync }
+  /** Releases what its services hold (processes, files), when the app closes; features close in reverse. */
+  close?: (cradle: Cradle) => Promise<void>
+}
+
+/** The tables of these features, for the database (kernel/storage/migrations.ts). */
+export function featureTables(features: readonly Feature[]): FeatureMigrations[] {
+  return features.flatMap((f) => (f.migrations ? [{ feature: f.name, migrations: f.migrations }] : []))
 }
 
 export type DictumContainer = AwilixContainer<Cradle>
@@ -49,10 +72,11 @@ export interface ContainerOptions {
   configFile: string | null
   logger: PluginLogger
   discovery: DiscoveryResult
+  features: readonly Feature[]
   /** Replace the engine runner factory (tests). */
   runnerFactory?: RunnerFactory
-  /** Replace the model manager (tests: a catalog served from 127.0.0.1). */
-  models?: ModelManager
+  /** Replace services after the features registered theirs (tests: e.g. a model manager with a test catalog). */
+  services?: Feature['services']
 }
 
 export function buildContainer(options: ContainerOptions): DictumContainer {
@@ -60,46 +84,40 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
   const configStore = new ConfigStore(options.config, options.configFile)
   // dataDir is fixed for the app's lifetime: the database is open in it.
   const dataDir = options.config.dataDir
+  const tables = featureTables(options.features)
   container.register({
     configStore: asValue(configStore),
     logger: asValue(options.logger),
     discovery: asValue(options.discovery),
     dataDir: asValue(dataDir),
     modelsDir: asValue(path.join(dataDir, 'models')),
-    db: asFunction(({ dataDir }: Cradle) => openDatabase({ dataDir })).singleton(),
+    db: asFunction(({ dataDir }: Cradle) => openDatabase({ dataDir, features: tables })).singleton(),
     runnerFactory: asValue(options.runnerFactory ?? createEngineRunner),
-    models: options.models
-      ? asValue(options.models)
-      : asFunction(
-          ({ modelsDir, logger }: Cradle) =>
-            new ModelManager({ modelsDir, logger, mirror: configStore.current.models.mirror }),
-        ).singleton(),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
-    dictionary: asClass(DictionaryService).singleton(),
-    historySettings: asValue(() => configStore.current.history),
-    history: asClass(HistoryService).singleton(),
-    postprocess: asClass(PostprocessService).singleton(),
-    audio: asClass(AudioService).singleton(),
-    vad: asClass(VadService).singleton(),
-    transcription: asClass(TranscriptionService).singleton(),
-    dictation: asClass(DictationService).singleton(),
   })
+  for (const feature of options.features) if (feature.services) container.register(feature.services as never)
+  if (options.services) container.register(options.services as never)
   return container
 }
 
 /**
- * Closes what the container created, users before what they use: engines, providers, the decoder (ffmpeg
- * children, temp files) and the VAD, then the database.
+ * Closes what the container created, users before what they use: the engines and providers (their hosts
+ * and requests), then the features in reverse order (decoder, VAD, downloads…), then the database.
  */
-export async function closeContainer(container: DictumContainer): Promise<void> {
-  const resolved = (name: keyof Cradle) => container.cache.has(name)
+export async function closeContainer(
+  container: DictumContainer,
+  features: readonly Feature[],
+): Promise<void> {
+  const resolved = (name: string) => container.cache.has(name)
   const closing: Promise<unknown>[] = []
   if (resolved('engines')) closing.push(container.cradle.engines.close())
   if (resolved('providers')) closing.push(container.cradle.providers.close())
-  if (resolved('audio')) closing.push(container.cradle.audio.close())
-  if (resolved('vad')) closing.push(container.cradle.vad.close())
-  if (resolved('models')) closing.push(container.cradle.models.close())
+  for (const feature of [...features].reverse()) {
+    // A feature's services that were never resolved hold nothing.
+    const used = Object.keys(feature.services ?? {}).some(resolved)
+    if (feature.close && used) closing.push(feature.close(container.cradle))
+  }
   await Promise.allSettled(closing)
   if (resolved('db')) container.cradle.db.close()
   await container.dispose()

@@ -6,7 +6,6 @@
  */
 import path from 'node:path'
 import type { DictumConfig } from '../config/schema.ts'
-import type { ModelManager } from '../models/manager.ts'
 import type { ConfigStore } from './config-store.ts'
 import type { EngineCapabilities, EngineDefinition, EngineProbe, PluginLogger } from './contracts/engine.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
@@ -61,12 +60,18 @@ interface Live {
   retired: boolean
 }
 
+/** What the registry needs of the model manager (models/) for `models.autoPull`. */
+export interface ModelInstaller {
+  isInstalled(id: string): Promise<boolean>
+  pull(id: string): Promise<unknown>
+}
+
 export class EngineRegistry {
   readonly #engines: Map<string, Discovered<EngineDefinition>>
   readonly #config: ConfigStore
   readonly #logger: PluginLogger
   readonly #factory: RunnerFactory
-  readonly #models: ModelManager
+  readonly #models: ModelInstaller
   readonly #live = new Map<string, Live>()
   /** Replaced runners still finishing their requests. */
   readonly #draining = new Set<Live>()
@@ -77,7 +82,7 @@ export class EngineRegistry {
     configStore: ConfigStore
     logger: PluginLogger
     runnerFactory: RunnerFactory
-    models: ModelManager
+    models: ModelInstaller
   }) {
     this.#models = deps.models
     this.#engines = deps.discovery.engines

@@ -12,8 +12,8 @@ import {
   resolveConfig,
 } from '../config/load.ts'
 import type { DictumConfig } from '../config/schema.ts'
-import { type BuildOptions, buildApp, type DictumApp } from '../kernel/app.ts'
 import { allProblems, loadCheckedConfig } from '../kernel/config-check.ts'
+import { type BuildOptions, buildApp, type DictumApp } from './app.ts'
 import { ConfigWatcher } from './config-watcher.ts'
 import { ApiListener } from './listener.ts'
 

@@ -13,6 +13,9 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox'
 
+/** The sample rate of the audio every engine is given: 16 kHz mono. */
+export const ENGINE_SAMPLE_RATE = 16000
+
 /** Minimal logger handed to plugins (a pino logger in practice). */
 export interface PluginLogger {
   debug(obj: unknown, msg?: string): void

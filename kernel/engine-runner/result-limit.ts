@@ -4,7 +4,7 @@
  * A host checks before it sends (so the big string never crosses IPC), the API process checks again on
  * arrival (a plugin could send on its own), and in-process engines are checked the same way.
  */
-import { TARGET_SAMPLE_RATE } from '../../audio/types.ts'
+import { ENGINE_SAMPLE_RATE } from '../contracts/engine.ts'
 
 /** Every result may hold this much, however short its audio. */
 export const RESULT_MIN_CHARS = 64 * 1024
@@ -13,7 +13,7 @@ export const RESULT_CHARS_PER_SECOND = 2048
 
 /** The most a result for `sampleCount` samples may hold, in characters. */
 export function resultLimit(sampleCount: number): number {
-  return Math.max(RESULT_MIN_CHARS, Math.ceil((sampleCount / TARGET_SAMPLE_RATE) * RESULT_CHARS_PER_SECOND))
+  return Math.max(RESULT_MIN_CHARS, Math.ceil((sampleCount / ENGINE_SAMPLE_RATE) * RESULT_CHARS_PER_SECOND))
 }
 
 /**
@@ -61,6 +61,6 @@ function* entriesOf(item: object): Generator<unknown> {
 export function oversizeReason(result: unknown, sampleCount: number): string | null {
   const limit = resultLimit(sampleCount)
   if (resultSize(result, limit) <= limit) return null
-  const seconds = (sampleCount / TARGET_SAMPLE_RATE).toFixed(1)
+  const seconds = (sampleCount / ENGINE_SAMPLE_RATE).toFixed(1)
   return `the result is larger than the limit of ${limit} characters for ${seconds} s of audio`
 }

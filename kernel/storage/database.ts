@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import { migrations } from './migrations.ts'
+import { type FeatureMigrations, migrate } from './migrations.ts'
 
 export type Db = BetterSqlite3.Database
 
@@ -14,6 +14,8 @@ export const DATABASE_FILE = 'dictum.db'
 
 export interface OpenOptions {
   dataDir: string
+  /** The tables of the features that have some (see migrations.ts). */
+  features: readonly FeatureMigrations[]
   /** Use an in-memory database (benchmarks only; tests use real files). */
   memory?: boolean
 }
@@ -36,7 +38,7 @@ export function openDatabase(options: OpenOptions): Db {
     })
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    whileBusy(() => migrate(db))
+    whileBusy(() => migrate(db, options.features))
     // From now on the connection serves requests: a statement that meets another process's lock fails at once
     // (SQLITE_BUSY) instead of SQLite sleeping for it on the event loop, which froze every request for the
     // whole timeout. Writes go through writeTransaction (write.ts), which waits for the lock with awaits;
@@ -67,33 +69,4 @@ function whileBusy<T>(step: () => T): T {
       Atomics.wait(sleeper, 0, 0, 2 + Math.random() * 8)
     }
   }
-}
-
-const schemaVersion = (db: Db): number => db.pragma('user_version', { simple: true }) as number
-
-function checkKnown(version: number): void {
-  if (version > migrations.length) {
-    throw new Error(
-      `database schema version ${version} is newer than this dictum knows (${migrations.length}); upgrade dictum`,
-    )
-  }
-}
-
-/**
- * Applies every migration newer than the database's `user_version`, each in its own transaction.
- * Several processes may open a fresh database at once: each step takes the write lock first and reads
- * the version again under it, so a step another process has just applied is not applied twice.
- */
-export function migrate(db: Db): number {
-  checkKnown(schemaVersion(db))
-  while (schemaVersion(db) < migrations.length) {
-    db.transaction(() => {
-      const version = schemaVersion(db)
-      checkKnown(version)
-      if (version >= migrations.length) return
-      db.exec(migrations[version]!)
-      db.pragma(`user_version = ${version + 1}`)
-    }).immediate()
-  }
-  return migrations.length
 }

@@ -4,6 +4,8 @@
  * `storeError`.
  */
 import { Type } from '@sinclair/typebox'
+import { asClass } from 'awilix'
+import type { Feature } from '../../kernel/container.ts'
 import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { useShallowJson } from '../../kernel/http/shallow-json.ts'
@@ -11,6 +13,7 @@ import { routePlugin } from '../../kernel/route-plugin.ts'
 import { isWellFormedText } from '../../kernel/validate.ts'
 import { HistoryEntrySchema } from '../history/schemas.ts'
 import { audioFromRequest, fieldOrHeader } from '../transcribe/input.ts'
+import { DictationService } from './service.ts'
 
 export const DictationResultSchema = Type.Composite([
   HistoryEntrySchema,
@@ -66,3 +69,16 @@ export const dictateRoutes = routePlugin('dictate', async (app) => {
     },
   )
 })
+
+declare module '../../kernel/container.ts' {
+  interface Cradle {
+    dictation: DictationService
+  }
+}
+
+/** The whole dictation (transcription, AI clean-up, history): its service and POST /v1/dictate. */
+export const dictateFeature: Feature = {
+  name: 'dictate',
+  services: { dictation: asClass(DictationService).singleton() },
+  routes: { prefix: '/v1', plugin: dictateRoutes },
+}

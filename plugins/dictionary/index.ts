@@ -1,6 +1,11 @@
 /** GET/POST /v1/dictionary/replacements and /v1/dictionary/custom-words (spec 4.1–4.4). */
+
+import { asClass } from 'awilix'
+import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
+import { dictionaryMigrations } from './migrations.ts'
 import { CustomWordListSchema, ReplacementListSchema } from './schemas.ts'
+import { DictionaryService } from './service.ts'
 
 export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   const { dictionary } = app.dictum
@@ -32,3 +37,17 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
     async (request) => dictionary.writeCustomWords(request.body),
   )
 })
+
+declare module '../../kernel/container.ts' {
+  interface Cradle {
+    dictionary: DictionaryService
+  }
+}
+
+/** Replacement rules and custom words: their tables, the service transcription applies, the routes. */
+export const dictionaryFeature: Feature = {
+  name: 'dictionary',
+  services: { dictionary: asClass(DictionaryService).singleton() },
+  migrations: dictionaryMigrations,
+  routes: { prefix: '/v1/dictionary', plugin: dictionaryRoutes },
+}

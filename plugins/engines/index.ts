@@ -1,4 +1,6 @@
 /** GET /v1/engines (extension): every engine with its status, capabilities, and which one is active. */
+
+import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { EngineListSchema } from './schemas.ts'
 
@@ -9,3 +11,5 @@ export const enginesRoutes = routePlugin('engines', async (app) => {
     return { active: engines.activeId, count: items.length, items }
   })
 })
+
+export const enginesFeature: Feature = { name: 'engines', routes: { prefix: '/v1', plugin: enginesRoutes } }

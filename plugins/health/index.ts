@@ -1,5 +1,6 @@
 /** GET /v1/health (spec 4.8): liveness and version. */
 import { Type } from '@sinclair/typebox'
+import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { readVersion } from '../../kernel/version.ts'
 
@@ -12,3 +13,5 @@ export const healthRoutes = routePlugin('health', async (app) => {
     version,
   }))
 })
+
+export const healthFeature: Feature = { name: 'health', routes: { prefix: '/v1', plugin: healthRoutes } }

@@ -7,6 +7,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ConfigStore } from '../../kernel/config-store.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
@@ -84,3 +85,6 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
     },
   )
 })
+
+/** OpenAI's transcription API and model list, on the transcription service. */
+export const openaiFeature: Feature = { name: 'openai', routes: { prefix: '/v1', plugin: openaiRoutes } }

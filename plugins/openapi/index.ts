@@ -13,6 +13,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
+import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../kernel/version.ts'
 import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
@@ -254,3 +255,6 @@ export const openapi = fp(
   },
   { name: 'dictum-openapi' },
 )
+
+/** Registered first so that it sees every route registered after it. */
+export const openapiFeature: Feature = { name: 'openapi', routes: { prefix: '', plugin: openapi } }

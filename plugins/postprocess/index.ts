@@ -1,8 +1,10 @@
 /** POST /v1/postprocess (spec 4.7): JSON `{ text }` or a text/plain body -> `{ text, provider, model }`. */
 import { Type } from '@sinclair/typebox'
+import { asClass } from 'awilix'
+import type { Feature } from '../../kernel/container.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
-import { textFromBody } from './service.ts'
+import { PostprocessService, textFromBody } from './service.ts'
 
 export const PostprocessResultSchema = Type.Object({
   text: Type.String(),
@@ -19,3 +21,16 @@ export const postprocessRoutes = routePlugin('postprocess', async (app) => {
       postprocess.enhance(textFromBody(request.body), { signal: clientGoneSignal(reply) }),
   )
 })
+
+declare module '../../kernel/container.ts' {
+  interface Cradle {
+    postprocess: PostprocessService
+  }
+}
+
+/** AI clean-up of text through the selected provider: the service dictation uses, POST /v1/postprocess. */
+export const postprocessFeature: Feature = {
+  name: 'postprocess',
+  services: { postprocess: asClass(PostprocessService).singleton() },
+  routes: { prefix: '/v1', plugin: postprocessRoutes },
+}

@@ -1,9 +1,13 @@
 /** POST /v1/transcribe (spec 4.5): any of the three input modes -> transcription result. */
+
+import { asClass } from 'awilix'
+import type { Feature } from '../../kernel/container.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { useShallowJson } from '../../kernel/http/shallow-json.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { audioFromRequest, stringFields } from './input.ts'
 import { TranscribeQuerySchema, TranscriptionResultSchema } from './schemas.ts'
+import { TranscriptionService } from './service.ts'
 
 export const transcribeRoutes = routePlugin('transcribe', async (app) => {
   // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
@@ -41,3 +45,16 @@ export const transcribeRoutes = routePlugin('transcribe', async (app) => {
     },
   )
 })
+
+declare module '../../kernel/container.ts' {
+  interface Cradle {
+    transcription: TranscriptionService
+  }
+}
+
+/** Audio to text: the transcription service (decode, VAD, engine, dictionary), POST /v1/transcribe. */
+export const transcribeFeature: Feature = {
+  name: 'transcribe',
+  services: { transcription: asClass(TranscriptionService).singleton() },
+  routes: { prefix: '/v1', plugin: transcribeRoutes },
+}

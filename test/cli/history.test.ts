@@ -1,7 +1,7 @@
 /** `dictum history`: newest first, the API's limit clamping, text and JSON output. */
 import t from 'tap'
 import { resolveConfig } from '../../config/load.ts'
-import { buildApp } from '../../kernel/app.ts'
+import { buildApp } from '../../server/app.ts'
 import { fixtureConfig, setup } from './run-cli.ts'
 
 const ENTRIES = 1005

@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { Test } from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import type { DictumConfig } from '../../config/schema.ts'
-import { type BuildOptions, buildApp, type DictumApp } from '../../kernel/app.ts'
+import { type BuildOptions, buildApp, type DictumApp } from '../../server/app.ts'
 
 export type ConfigOverrides = Record<string, unknown>
 

@@ -1,5 +1,6 @@
 /** config `models.autoPull`: the selected engine's catalog model is downloaded on first use. */
 import path from 'node:path'
+import { asValue } from 'awilix'
 import t, { type Test } from 'tap'
 import type { CatalogEntry } from '../../models/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'
@@ -44,7 +45,7 @@ async function setup(t: Test, autoPull: boolean) {
       speech: { engine: 'fixture-model' },
       models: { autoPull },
     },
-    { models },
+    { services: { models: asValue(models) } },
   )
   return { app, server }
 }

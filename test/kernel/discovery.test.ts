@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { buildApp } from '../../kernel/app.ts'
 import { discoverPlugins } from '../../kernel/discovery.ts'
+import { buildApp } from '../../server/app.ts'
 import { build, FIXTURES, injectJson, tempDir, testConfig } from '../helpers/build.ts'
 
 const plugin = (name: string) => path.join(FIXTURES, 'plugins', name)

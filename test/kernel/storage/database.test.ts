@@ -6,8 +6,11 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import BetterSqlite3 from 'better-sqlite3'
 import t, { type Test } from 'tap'
-import { DATABASE_FILE, migrate, openDatabase } from '../../../kernel/storage/database.ts'
-import { migrations } from '../../../kernel/storage/migrations.ts'
+import { DATABASE_FILE, openDatabase } from '../../../kernel/storage/database.ts'
+import { BOOKKEEPING_VERSION, featureVersions, migrate } from '../../../kernel/storage/migrations.ts'
+import { dictionaryMigrations } from '../../../plugins/dictionary/migrations.ts'
+import { historyMigrations } from '../../../plugins/history/migrations.ts'
+import { TABLES } from '../../../server/app.ts'
 
 const OPENER = fileURLToPath(new URL('../../fixtures/open-database.ts', import.meta.url))
 
@@ -26,8 +29,9 @@ const tables = (db: BetterSqlite3.Database): string[] =>
 
 t.test('a fresh data dir is created and migrated to the newest version, in WAL mode', async (t) => {
   const dataDir = path.join(tempDir(t), 'nested', 'data')
-  const db = openDatabase({ dataDir })
-  t.equal(db.pragma('user_version', { simple: true }), migrations.length)
+  const db = openDatabase({ dataDir, features: TABLES })
+  t.equal(db.pragma('user_version', { simple: true }), BOOKKEEPING_VERSION)
+  t.same(featureVersions(db), { dictionary: dictionaryMigrations.length, history: historyMigrations.length })
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   t.ok(tables(db).includes('replacement_rules'), 'dictionary table exists')
   db.prepare(
@@ -35,23 +39,56 @@ t.test('a fresh data dir is created and migrated to the newest version, in WAL m
   ).run()
   db.close()
 
-  const again = openDatabase({ dataDir })
-  t.equal(migrate(again), migrations.length, 'reopening applies nothing')
+  const again = openDatabase({ dataDir, features: TABLES })
+  migrate(again, TABLES)
+  t.same(featureVersions(again), { dictionary: 1, history: 1 }, 'reopening applies nothing')
   t.same(again.prepare('SELECT text FROM custom_words').all(), [{ text: 'Kubernetes' }], 'data is kept')
   again.close()
 })
 
-t.test('a schema newer than this dictum is refused and left untouched', async (t) => {
+t.test('a database from before features owned their tables is taken over as it is', async (t) => {
+  // What dictum made before: one migration with every table, user_version 1.
   const dataDir = tempDir(t)
-  openDatabase({ dataDir }).close()
+  const legacy = new BetterSqlite3(path.join(dataDir, DATABASE_FILE))
+  legacy.exec(dictionaryMigrations[0]! + historyMigrations[0]!)
+  legacy.pragma('user_version = 1')
+  legacy
+    .prepare(
+      `INSERT INTO history (id, timestamp_ms, raw_text, final_text, character_count, was_ai_processed)
+       VALUES ('a', 1, 'hello', 'hello', 5, 0)`,
+    )
+    .run()
+  legacy.close()
+  const db = openDatabase({ dataDir, features: TABLES })
+  t.equal(db.pragma('user_version', { simple: true }), BOOKKEEPING_VERSION)
+  t.same(featureVersions(db), { dictionary: 1, history: 1 }, 'its tables are version 1 of their features')
+  t.same(db.prepare('SELECT raw_text FROM history').all(), [{ raw_text: 'hello' }], 'data is kept')
+  db.close()
+})
+
+t.test('a feature adds its tables to an existing database, and a newer schema is refused', async (t) => {
+  const dataDir = tempDir(t)
+  openDatabase({ dataDir, features: TABLES }).close()
+  const notes = { feature: 'notes', migrations: ['CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)'] }
+  const db = openDatabase({ dataDir, features: [...TABLES, notes] })
+  t.ok(tables(db).includes('notes'), 'a new feature gets its table')
+  t.same(featureVersions(db), { dictionary: 1, history: 1, notes: 1 })
+  db.close()
+
   const raw = new BetterSqlite3(path.join(dataDir, DATABASE_FILE))
-  raw.pragma(`user_version = ${migrations.length + 1}`)
+  raw.prepare("UPDATE feature_versions SET version = 5 WHERE feature = 'history'").run()
   raw.close()
-  t.throws(() => openDatabase({ dataDir }), {
-    message: `database schema version ${migrations.length + 1} is newer than this dictum knows (${migrations.length}); upgrade dictum`,
+  t.throws(() => openDatabase({ dataDir, features: TABLES }), {
+    message: `the history tables are at version 5, newer than this dictum knows (${historyMigrations.length}); upgrade dictum`,
+  })
+  const newer = new BetterSqlite3(path.join(dataDir, DATABASE_FILE))
+  newer.pragma(`user_version = ${BOOKKEEPING_VERSION + 1}`)
+  newer.close()
+  t.throws(() => openDatabase({ dataDir, features: TABLES }), {
+    message: `database schema version ${BOOKKEEPING_VERSION + 1} is newer than this dictum knows (${BOOKKEEPING_VERSION}); upgrade dictum`,
   })
   const check = new BetterSqlite3(path.join(dataDir, DATABASE_FILE))
-  t.equal(check.pragma('user_version', { simple: true }), migrations.length + 1)
+  t.equal(check.pragma('user_version', { simple: true }), BOOKKEEPING_VERSION + 1, 'left untouched')
   check.close()
 })
 
@@ -84,9 +121,9 @@ t.test(
       const results = await Promise.all(Array.from({ length: 6 }, () => openInChild(dataDir, startAt)))
       for (const [i, result] of results.entries()) {
         t.equal(result.code, 0, `round ${round}, process ${i}: ${result.stderr}`)
-        t.equal(result.stdout, String(migrations.length))
+        t.equal(result.stdout, String(BOOKKEEPING_VERSION))
       }
-      const db = openDatabase({ dataDir })
+      const db = openDatabase({ dataDir, features: TABLES })
       t.ok(tables(db).includes('history'), 'schema complete')
       db.close()
     }

@@ -10,11 +10,12 @@ import { errors, isDictumError } from '../../../kernel/errors.ts'
 import { DATABASE_FILE, openDatabase } from '../../../kernel/storage/database.ts'
 import { sqliteFailure, storageFailure } from '../../../kernel/storage/failures.ts'
 import { writeTransaction } from '../../../kernel/storage/write.ts'
+import { TABLES } from '../../../server/app.ts'
 import { tempDir } from '../../helpers/build.ts'
 
 function database(t: Test) {
   const dataDir = tempDir(t)
-  const db = openDatabase({ dataDir })
+  const db = openDatabase({ dataDir, features: TABLES })
   t.teardown(() => db.close())
   const file = path.join(dataDir, DATABASE_FILE)
   const insert = db.prepare(
