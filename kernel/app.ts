@@ -89,6 +89,10 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>() as DictumApp
 
+  // An Expect header other than 100-continue got Node's bare 417 with no body; the expectation is ignored
+  // instead (RFC 9110 allows either), so the request is answered like any other.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response))
+
   const container = buildContainer({
     config,
     configFile: options.configFile ?? null,
