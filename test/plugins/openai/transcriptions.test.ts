@@ -199,6 +199,32 @@ t.test('form validation, in OpenAI error shape', async (t) => {
   t.equal(wrongMethod.statusCode, 405)
 })
 
+t.test('a form cut off inside a file part is a 400 in OpenAI shape (found by test/fuzz)', async (t) => {
+  const app = await build(t)
+  // The body ends in the middle of the file's bytes: no closing boundary. It was a 500 (busboy's
+  // 'Premature close' of the file stream was not translated).
+  for (const name of ['file', 'audio']) {
+    const payload = Buffer.concat([
+      Buffer.from(`--cut\r\nContent-Disposition: form-data; name="${name}"; filename="a.wav"\r\n\r\n`),
+      GO.subarray(0, 1000),
+    ])
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/audio/transcriptions',
+      payload,
+      headers: { 'content-type': 'multipart/form-data; boundary=cut' },
+    })
+    t.equal(res.statusCode, 400, `part "${name}"`)
+    t.match(res.json(), {
+      error: {
+        message: 'Invalid request: the multipart/form-data body is malformed.',
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+      },
+    })
+  }
+})
+
 /** Sends a multipart body over real HTTP, chunked (no Content-Length) or with a declared length. */
 function send(port: number, body: Buffer, headers: Record<string, string>, chunked: boolean) {
   return new Promise<{ status: number; json: unknown }>((resolve, reject) => {
