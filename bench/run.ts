@@ -2,6 +2,7 @@
  * `npm run bench [-- section…]`: runs the benchmark sections side by side in one run and prints ratios.
  * Sections (default: all): see `sections` below. Figures are medians of interleaved rounds.
  */
+import { benchAbuse } from './abuse.ts'
 import { benchCli } from './cli.ts'
 import { benchCustomWords } from './custom-words.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
@@ -30,6 +31,7 @@ const sections: Record<string, Section> = {
   cli: () => benchCli(),
   'custom-words': () => benchCustomWords(),
   startup: () => benchStartup(),
+  abuse: () => benchAbuse(),
 }
 
 async function main(): Promise<void> {

@@ -80,6 +80,10 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>() as DictumApp
 
+  // An Expect header other than 100-continue got Node's bare 417 with no body; the expectation is ignored
+  // instead (RFC 9110 allows either), so the request is answered like any other.
+  app.server.on('checkExpectation', (request, response) => app.server.emit('request', request, response))
+
   const container = buildContainer({
     config,
     configFile: options.configFile ?? null,

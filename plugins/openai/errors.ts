@@ -21,8 +21,13 @@ function multipartError(error: FastifyError): DictumError | null {
     case 'FST_INVALID_JSON_FIELD_ERROR':
       return errors.INVALID_REQUEST(`${error.message}.`)
   }
-  // busboy's own errors (truncated or malformed form) carry no code.
-  if (!error.code && !error.statusCode && /multipart|boundary|Unexpected end of form/i.test(error.message)) {
+  // busboy's own errors (truncated or malformed form) carry no code; a form cut off inside a file part
+  // surfaces as that part's stream closing early (the whole body was received: the form itself is short).
+  const truncated = error.code === 'ERR_STREAM_PREMATURE_CLOSE'
+  if (
+    truncated ||
+    (!error.code && !error.statusCode && /multipart|boundary|Unexpected end of form/i.test(error.message))
+  ) {
     return errors.INVALID_REQUEST('the multipart/form-data body is malformed.')
   }
   return null

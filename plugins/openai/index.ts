@@ -32,6 +32,15 @@ function rejectOversized(configStore: ConfigStore) {
   }
 }
 
+/**
+ * The form is read as a stream: when the answer is ready before the body was read to its end (a form the
+ * parser gave up on), the connection is closed after the answer. Kept open, the unread rest of the body
+ * stalled the connection, and the client's next request on it was never answered.
+ */
+async function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!request.raw.complete) reply.header('Connection', 'close')
+}
+
 export const openaiRoutes = routePlugin('openai', async (app) => {
   const { transcription, history, configStore, engines, models, dictionary } = app.dictum
   const startedAt = Math.floor(Date.now() / 1000)
@@ -40,7 +49,7 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
 
   app.post(
     '/audio/transcriptions',
-    { onRequest: rejectOversized(configStore) },
+    { onRequest: rejectOversized(configStore), onSend: closeIfBodyUnread },
     async (request, reply: FastifyReply) => {
       const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
       const params = transcriptionParams(form.fields)

@@ -51,3 +51,20 @@ t.test('parser and framework errors use the error catalogue', async (t) => {
   const fine = await raw(port, 'GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
   t.equal(fine.status, 200, 'a sound request on a new connection is served')
 })
+
+t.test('an Expect header other than 100-continue is ignored (found by test/fuzz)', async (t) => {
+  // Node answered it with a bare 417 and no body, outside dictum's error shape.
+  const app = await build(t)
+  const port = await listen(t, app)
+  const health = await raw(
+    port,
+    'GET /v1/health HTTP/1.1\r\nHost: localhost\r\nExpect: something-else\r\nConnection: close\r\n\r\n',
+  )
+  t.equal(health.status, 200)
+  t.match(health.body, { status: 'ok' })
+  const unknown = await raw(
+    port,
+    'GET /v1/nope HTTP/1.1\r\nHost: localhost\r\nExpect: x\r\nConnection: close\r\n\r\n',
+  )
+  t.same(unknown, { status: 404, body: { error: 'Route not found.', code: 'ROUTE_NOT_FOUND' } })
+})

@@ -199,6 +199,69 @@ t.test('form validation, in OpenAI error shape', async (t) => {
   t.equal(wrongMethod.statusCode, 405)
 })
 
+t.test('a form cut off inside a file part is a 400 in OpenAI shape (found by test/fuzz)', async (t) => {
+  const app = await build(t)
+  // The body ends in the middle of the file's bytes: no closing boundary. It was a 500 (busboy's
+  // 'Premature close' of the file stream was not translated).
+  for (const name of ['file', 'audio']) {
+    const payload = Buffer.concat([
+      Buffer.from(`--cut\r\nContent-Disposition: form-data; name="${name}"; filename="a.wav"\r\n\r\n`),
+      GO.subarray(0, 1000),
+    ])
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/audio/transcriptions',
+      payload,
+      headers: { 'content-type': 'multipart/form-data; boundary=cut' },
+    })
+    t.equal(res.statusCode, 400, `part "${name}"`)
+    t.match(res.json(), {
+      error: {
+        message: 'Invalid request: the multipart/form-data body is malformed.',
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+      },
+    })
+  }
+})
+
+t.test(
+  'a form the parser stops reading early does not stall the connection (found by test/fuzz)',
+  async (t) => {
+    const app = await build(t)
+    const port = await listen(t, app)
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    t.teardown(() => agent.destroy())
+    const ask = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
+      new Promise<number | 'no answer'>((resolve, reject) => {
+        const request = http.request(
+          { host: '127.0.0.1', port, method, path, headers, agent },
+          (response) => {
+            response.resume()
+            response.on('end', () => resolve(response.statusCode ?? 0))
+          },
+        )
+        request.setTimeout(10_000, () => {
+          request.destroy()
+          resolve('no answer')
+        })
+        request.on('error', reject)
+        request.end(body)
+      })
+    // A second close delimiter in the epilogue ends the parser while 300 KB are still to come: the 400 went out
+    // on a kept-alive connection whose unread body then blocked the next request on it.
+    const form = Buffer.concat([Buffer.from('--x--\r\nepilogue\r\n--x--\r\n'), Buffer.alloc(300_000, 'a')])
+    const first = await ask(
+      'POST',
+      '/v1/audio/transcriptions',
+      { 'content-type': 'multipart/form-data; boundary=x' },
+      form,
+    )
+    t.equal(first, 400)
+    t.equal(await ask('GET', '/v1/health', {}), 200, 'the next request from the same client is answered')
+  },
+)
+
 /** Sends a multipart body over real HTTP, chunked (no Content-Length) or with a declared length. */
 function send(port: number, body: Buffer, headers: Record<string, string>, chunked: boolean) {
   return new Promise<{ status: number; json: unknown }>((resolve, reject) => {
