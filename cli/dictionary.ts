@@ -1,5 +1,5 @@
 /**
- * `dictum dictionary export <file>` and `dictum dictionary import <file> [--mode merge|replace]`: the whole
+ * `dictum dictionary export <file>` and `dictum dictionary import <file> [--mode append|replace]`: the whole
  * dictionary as one JSON file `{"replacements": [...], "customWords": [...]}`. An import is atomic: a bad
  * entry anywhere changes nothing, and the message names the entry.
  */
@@ -16,16 +16,16 @@ import { withServices } from './services.ts'
 const OPTIONS = { ...GLOBAL_OPTIONS, mode: { type: 'string' } } as const
 
 export const DICTIONARY_HELP = `Usage: dictum dictionary export <file>
-       dictum dictionary import <file> [--mode merge|replace]
+       dictum dictionary import <file> [--mode append|replace]
 
 The file is JSON: {"replacements": [...], "customWords": [...]}, the entries as the API lists
 them (GET /v1/dictionary/replacements and /custom-words). '-' is stdout (export) or stdin (import).
 
   export <file>         Write the whole dictionary (atomically: the file is complete or untouched)
   import <file>         Read a file written by export (or by hand) into the dictionary:
-    --mode merge        (default) like the API's append mode: an entry with the id, else the same
+    --mode append       (default) the API's append mode: an entry with the id, else the same
                         replacement (custom word: the same text), is updated where it stands;
-                        other entries are added at the end
+                        other entries are added at the end ('merge', its former name, still works)
     --mode replace      Both lists become the file's lists (the file must have both)
   --json                After an import, print the whole dictionary as JSON
 
@@ -52,9 +52,10 @@ export async function dictionaryCommand(args: string[], io: CliIO): Promise<numb
   if (extra.length > 0) throw usageError(`Unexpected argument: ${extra[0]}.`)
   if (values.mode !== undefined && action === 'export') throw usageError('--mode applies to import only.')
   if (action === 'export') return exportDictionary(values, file, io)
-  const mode = values.mode ?? 'merge'
-  if (mode !== 'merge' && mode !== 'replace')
-    throw usageError(`Unknown --mode "${mode}" (use merge or replace).`)
+  // 'merge' was this option's name before it took the API's word; scripts using it keep working.
+  const mode = values.mode === undefined || values.mode === 'merge' ? 'append' : values.mode
+  if (mode !== 'append' && mode !== 'replace')
+    throw usageError(`Unknown --mode "${mode}" (use append or replace).`)
   return importDictionary(values, file, mode, io)
 }
 
@@ -69,14 +70,14 @@ async function exportDictionary(values: Record<string, unknown>, file: string, i
 async function importDictionary(
   values: Record<string, unknown>,
   file: string,
-  mode: 'merge' | 'replace',
+  mode: 'append' | 'replace',
   io: CliIO,
 ): Promise<number> {
   const name = file === '-' ? 'stdin' : file
   const data = parseExport(await readTextInput(file, io), name, mode)
   const result = await withServices(values, io, async (app) => {
     try {
-      return await app.dictum.dictionary.import(data, mode === 'merge' ? 'append' : 'replace')
+      return await app.dictum.dictionary.import(data, mode)
     } catch (err) {
       if (isDictumError(err) && err.statusCode === 400)
         throw new CliError(`${name}: ${namedEntries(err.message)}`)
@@ -94,7 +95,7 @@ async function importDictionary(
 }
 
 /** The file's JSON, checked for the export shape (so a wrong file is not read as an empty dictionary). */
-function parseExport(text: string, name: string, mode: 'merge' | 'replace'): Partial<DictionaryExport> {
+function parseExport(text: string, name: string, mode: 'append' | 'replace'): Partial<DictionaryExport> {
   let data: unknown
   try {
     data = JSON.parse(text)

@@ -84,7 +84,7 @@ export class DictionaryService {
   }
 
   /**
-   * Imports an export file: both lists validated first (atomic), `merge` appends with the API's rules,
+   * Imports an export file: both lists validated first (atomic), `append` with the API's rules,
    * `replace` swaps both lists.
    */
   async import(data: unknown, mode: 'append' | 'replace'): Promise<DictionaryExport> {

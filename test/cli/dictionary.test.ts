@@ -1,4 +1,4 @@
-/** `dictum dictionary export|import`: round trip, merge and replace, and atomic rejection of a bad file. */
+/** `dictum dictionary export|import`: round trip, append and replace, and atomic rejection of a bad file. */
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
@@ -12,7 +12,7 @@ const DICTIONARY = {
   customWords: [{ text: 'Kubernetes', weight: 5, aliases: ['cube rnetes'] }, { text: 'Anthropic' }],
 }
 
-t.test('export and import round trip (files and stdin/stdout), merge updates in place', async (t) => {
+t.test('export and import round trip (files and stdin/stdout), append updates in place', async (t) => {
   const user = setup(t, fixtureConfig())
   const source = path.join(user.dir, 'source.json')
   writeFileSync(source, JSON.stringify(DICTIONARY))
@@ -48,7 +48,8 @@ t.test('export and import round trip (files and stdin/stdout), merge updates in 
   t.equal((await other.run(['dictionary', 'import', '-'], { input: stdout.stdout })).code, 0)
   t.same(JSON.parse((await other.run(['dictionary', 'export', '-'])).stdout), data, 'round trip is lossless')
 
-  // merge: the same replacement updates its rule where it stands, a new one is appended.
+  // append (the API's word; 'merge', the option's former name, is the same): the same replacement updates
+  // its rule where it stands, a new one is appended.
   const update = path.join(user.dir, 'update.json')
   writeFileSync(
     update,
@@ -59,7 +60,7 @@ t.test('export and import round trip (files and stdin/stdout), merge updates in 
       ],
     }),
   )
-  const merged = await user.run(['dictionary', 'import', update, '--mode', 'merge', '--json'])
+  const merged = await user.run(['dictionary', 'import', update, '--mode', 'append', '--json'])
   t.equal(merged.code, 0, merged.stderr)
   const after = JSON.parse(merged.stdout)
   t.same(
@@ -68,6 +69,8 @@ t.test('export and import round trip (files and stdin/stdout), merge updates in 
   )
   t.equal(after.replacements[0].id, data.replacements[0].id, 'updated in place, id kept')
   t.equal(after.customWords.length, 2, 'custom words untouched')
+  const again = await user.run(['dictionary', 'import', update, '--mode', 'merge', '--json'])
+  t.same(JSON.parse(again.stdout), after, "'merge', the former name of append, updates the same entries")
 })
 
 t.test('replace mode swaps both lists', async (t) => {
@@ -139,10 +142,10 @@ t.test('usage errors exit 2', async (t) => {
     user.run(['dictionary']),
     user.run(['dictionary', 'frob']),
     user.run(['dictionary', 'import']),
-    user.run(['dictionary', 'import', 'x.json', '--mode', 'append']),
+    user.run(['dictionary', 'import', 'x.json', '--mode', 'add']),
     user.run(['dictionary', 'export', 'x.json', '--mode', 'merge']),
     user.run(['dictionary', 'export', 'a.json', 'b.json']),
   ])
   for (const result of results) t.equal(result.code, 2, result.stderr)
-  t.match(results[3]!.stderr, 'Unknown --mode "append"')
+  t.match(results[3]!.stderr, 'Unknown --mode "add" (use append or replace)')
 })
