@@ -52,7 +52,7 @@ export class DictationService {
       options.signal ? { signal: options.signal } : {},
     )
     const rawText = transcript.text
-    const enhanced = await this.#enhance(rawText, options)
+    const enhanced = await this.#postprocess(rawText, options)
     const draft = {
       rawText,
       finalText: enhanced.text ?? rawText,
@@ -83,13 +83,13 @@ export class DictationService {
   }
 
   /** The enhanced text, or null with the reason (null when enhancement was not attempted). */
-  async #enhance(
+  async #postprocess(
     text: string,
     options: DictateOptions,
   ): Promise<{ text: string | null; error: string | null }> {
     if (text.trim() === '' || this.#deps.providers.activeId === 'none') return { text: null, error: null }
     try {
-      const result = await this.#deps.postprocess.enhance(text, {
+      const result = await this.#deps.postprocess.process(text, {
         ...(options.appName ? { appName: options.appName } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       })

@@ -18,7 +18,7 @@ export const postprocessRoutes = routePlugin('postprocess', async (app) => {
     '/postprocess',
     { schema: { response: { 200: PostprocessResultSchema } }, config: { jsonError: 'INVALID_TEXT_JSON' } },
     async (request, reply) =>
-      postprocess.enhance(textFromBody(request.body), { signal: clientGoneSignal(reply) }),
+      postprocess.process(textFromBody(request.body), { signal: clientGoneSignal(reply) }),
   )
 })
 

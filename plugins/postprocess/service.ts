@@ -36,7 +36,7 @@ export class PostprocessService {
   }
 
   /** Runs the selected provider; empty or blank text is rejected before any provider is called. */
-  async enhance(
+  async process(
     text: string,
     options: { appName?: string; signal?: AbortSignal } = {},
   ): Promise<ProcessOutcome> {
