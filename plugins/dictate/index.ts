@@ -46,7 +46,7 @@ function boundedText(value: string, field: string): string {
 
 export const dictateRoutes = routePlugin('dictate', async (app) => {
   // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
-  useShallowJson(app, 'INVALID_AUDIO_JSON')
+  useShallowJson(app, 'INVALID_AUDIO_JSON', { base64Fields: ['audioBase64'] })
   const { dictation, configStore } = app.dictum
   app.post(
     '/dictate',

@@ -11,7 +11,7 @@ import { TranscriptionService } from './service.ts'
 
 export const transcribeRoutes = routePlugin('transcribe', async (app) => {
   // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
-  useShallowJson(app, 'INVALID_AUDIO_JSON')
+  useShallowJson(app, 'INVALID_AUDIO_JSON', { base64Fields: ['audioBase64'] })
   const { transcription, history, configStore } = app.dictum
   app.post(
     '/transcribe',

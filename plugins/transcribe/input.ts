@@ -8,22 +8,14 @@
 import type { FastifyRequest } from 'fastify'
 import type { AudioSource } from '../../audio/index.ts'
 import { errors } from '../../kernel/errors.ts'
+import { DecodedBase64 } from '../../kernel/http/shallow-json.ts'
 
 const DEFAULT_FILENAME = 'audio.wav'
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 
 export interface AudioRequest {
   source: AudioSource
   /** The JSON body's other fields (JSON modes), for routes that take more (appName, language…). */
   fields: Record<string, unknown>
-}
-
-/** Decodes standard base64 (whitespace ignored); null when it is not valid base64 or decodes to nothing. */
-export function decodeBase64(text: string): Buffer | null {
-  const compact = text.replace(/\s+/g, '')
-  if (compact.length === 0 || compact.length % 4 === 1 || !BASE64.test(compact)) return null
-  const data = Buffer.from(compact, 'base64')
-  return data.length > 0 ? data : null
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -56,7 +48,8 @@ export async function audioFromRequest(request: FastifyRequest): Promise<AudioRe
   if (typeof fields.path === 'string' && fields.path.trim() !== '') {
     return { source: { kind: 'file', path: fields.path }, fields }
   }
-  const data = typeof fields.audioBase64 === 'string' ? decodeBase64(fields.audioBase64) : null
+  // Decoded by the route's JSON parser (kernel/http/shallow-json.ts): null when it was not valid base64.
+  const data = fields.audioBase64 instanceof DecodedBase64 ? fields.audioBase64.data : null
   if (data === null) throw errors.MISSING_AUDIO()
   const filename =
     typeof fields.filename === 'string' && fields.filename.trim() !== '' ? fields.filename : DEFAULT_FILENAME
