@@ -6,6 +6,7 @@ import path from 'node:path'
 import { type AwilixContainer, asClass, asFunction, asValue, createContainer, InjectionMode } from 'awilix'
 import { AudioService } from '../audio/service.ts'
 import type { DictumConfig } from '../config/schema.ts'
+import { modelCatalog } from '../models/catalog.ts'
 import { ModelManager } from '../models/manager.ts'
 import { DictationService } from '../plugins/dictate/service.ts'
 import { DictionaryService } from '../plugins/dictionary/service.ts'
@@ -71,8 +72,13 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     models: options.models
       ? asValue(options.models)
       : asFunction(
-          ({ modelsDir, logger }: Cradle) =>
-            new ModelManager({ modelsDir, logger, mirror: configStore.current.models.mirror }),
+          ({ modelsDir, logger, discovery }: Cradle) =>
+            new ModelManager({
+              modelsDir,
+              logger,
+              mirror: configStore.current.models.mirror,
+              catalog: modelCatalog(discovery.engines.values()),
+            }),
         ).singleton(),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),

@@ -1,7 +1,7 @@
 /** config `models.autoPull`: the selected engine's catalog model is downloaded on first use. */
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import type { CatalogEntry } from '../../models/catalog.ts'
+import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'
 import { build, FIXTURES, tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/wav.ts'
