@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Value } from '@sinclair/typebox/value'
+import { SHERPA_ONNX_CATALOG } from '../engines/sherpa-onnx/catalog.ts'
 import engine from '../engines/sherpa-onnx/index.ts'
 import { resolveModel } from '../engines/sherpa-onnx/model-spec.ts'
 import { loadSherpaOnnx } from '../engines/sherpa-onnx/native.ts'
 import type { SherpaOnnxOptions } from '../engines/sherpa-onnx/options.ts'
 import { recognizerConfig } from '../engines/sherpa-onnx/recognizer-config.ts'
 import { deriveBpeVocab, readTokens } from '../engines/sherpa-onnx/tokens.ts'
-import { defaultCatalog } from '../models/catalog.ts'
 import {
   audioFixturesDir,
   CLIPS,
@@ -114,7 +114,7 @@ async function benchRealModels(): Promise<Record<string, number | string>> {
   const clips = await Promise.all(CLIPS.map((clip) => readWav(path.join(audioFixturesDir, clip))))
   const audioSeconds = clips.reduce((sum, c) => sum + c.length, 0) / SR
   const figures: Record<string, number | string> = {}
-  for (const entry of defaultCatalog.filter((e) => e.engine === 'sherpa-onnx')) {
+  for (const entry of SHERPA_ONNX_CATALOG) {
     if (!existsSync(path.join(modelsDir, entry.id))) continue
     const instance = await engine.create({
       options: optionsOf({ model: entry.id }),

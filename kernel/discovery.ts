@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { KindGuard } from '@sinclair/typebox'
+import { type CatalogEntry, catalogProblems } from './contracts/catalog.ts'
 import type { EngineDefinition } from './contracts/engine.ts'
 import type { ProviderDefinition } from './contracts/provider.ts'
 import { errors } from './errors.ts'
@@ -159,7 +160,23 @@ function checkEngine(d: Loose, name: string): EngineDefinition {
   if (d.probe !== undefined && typeof d.probe !== 'function') {
     throw errors.PLUGIN_INVALID(`${name}: probe must be a function`)
   }
+  if (d.catalog !== undefined) checkCatalog(d.catalog, d.id as string, name)
   return d as unknown as EngineDefinition
+}
+
+/** An engine's catalog models: well-formed entries, each naming this engine (ids across engines: models/catalog.ts). */
+function checkCatalog(catalog: unknown, engineId: string, name: string): void {
+  if (!Array.isArray(catalog) || !catalog.every((entry) => entry !== null && typeof entry === 'object')) {
+    throw errors.PLUGIN_INVALID(`${name}: catalog must be a list of catalog entries`)
+  }
+  const entries = catalog as CatalogEntry[]
+  const problems = [
+    ...catalogProblems(entries),
+    ...entries
+      .filter((entry) => entry.engine !== engineId)
+      .map((entry) => `${entry.id}: engine must be "${engineId}", not "${entry.engine}"`),
+  ]
+  if (problems.length > 0) throw errors.PLUGIN_INVALID(`${name}: catalog: ${problems.join('; ')}`)
 }
 
 function checkProvider(d: Loose, name: string): ProviderDefinition {

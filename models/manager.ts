@@ -8,9 +8,10 @@
  */
 import { lstat, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
-import { archiveFileName, type Catalog, type CatalogEntry, defaultCatalog, findEntry } from './catalog.ts'
+import { archiveFileName, findEntry } from './catalog.ts'
 import { checkFreeSpace, spaceNeeded } from './disk-space.ts'
 import { DEFAULT_RETRY, downloadFile, type RetryPolicy, removePart } from './download.ts'
 import { redactUrl } from './http-util.ts'
@@ -32,8 +33,8 @@ export interface ModelManagerOptions {
   logger: PluginLogger
   /** Replaces the global fetch (tests, proxies). */
   fetch?: typeof fetch | undefined
-  /** Defaults to the built-in catalog. */
-  catalog?: Catalog | undefined
+  /** The models it serves: `modelCatalog(discovery.engines.values())` (models/catalog.ts), or a test's own. */
+  catalog: Catalog
   /** Base URL serving the catalog's archives by file name (config `models.mirror`). */
   mirror?: string | null | undefined
   retry?: RetryPolicy | undefined
@@ -80,7 +81,7 @@ export class ModelManager {
 
   constructor(options: ModelManagerOptions) {
     this.modelsDir = path.resolve(options.modelsDir)
-    this.catalog = options.catalog ?? defaultCatalog
+    this.catalog = options.catalog
     this.#logger = options.logger
     this.#fetch = options.fetch
     this.#mirror = options.mirror ?? null

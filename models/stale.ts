@@ -5,7 +5,7 @@
  */
 import { lstat, readdir, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { Catalog, CatalogEntry } from './catalog.ts'
+import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import { stagingDir } from './install.ts'
 import { isAlive, lockOwner, lockPath } from './pull-lock.ts'
 

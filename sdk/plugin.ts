@@ -8,6 +8,13 @@
 // TypeBox, which option schemas are written in: the same copy dictum validates them with.
 export { type Static, type TSchema, Type } from '@sinclair/typebox'
 export {
+  type ArchiveKind,
+  type Catalog,
+  type CatalogEntry,
+  catalogProblems,
+  type FileCheck,
+} from '../kernel/contracts/catalog.ts'
+export {
   defineEngine,
   type EngineCapabilities,
   type EngineContext,

@@ -10,7 +10,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { errors } from '../kernel/errors.ts'
-import { defaultCatalog } from '../models/catalog.ts'
+import { VAD_CATALOG } from './catalog.ts'
 import { sherpaPackagePath } from './native.ts'
 import { OnnxFileError, readOnnxFile } from './onnx-file.ts'
 
@@ -33,8 +33,8 @@ export interface ResolveVadModelOptions {
 }
 
 function catalogFile(id: string): string | null {
-  const entry = defaultCatalog.find((candidate) => candidate.id === id)
-  return entry?.vad ? entry.vad.model : null
+  const entry = VAD_CATALOG.find((candidate) => candidate.id === id)
+  return entry ? entry.hints.model : null
 }
 
 async function isFile(file: string): Promise<boolean> {
@@ -60,10 +60,9 @@ export async function resolveVadModel(options: ResolveVadModelOptions): Promise<
 
 /** SHA-256 digests of the Silero files the catalog lists (single-file downloads: the file's own digest). */
 export function knownVadDigests(): Set<string> {
-  const digests = defaultCatalog
-    .filter((entry) => entry.family === 'silero-vad' && entry.archive === 'onnx' && entry.sha256 !== null)
-    .map((entry) => entry.sha256 as string)
-  return new Set(digests)
+  return new Set(
+    VAD_CATALOG.flatMap((entry) => (entry.archive === 'onnx' && entry.sha256 ? [entry.sha256] : [])),
+  )
 }
 
 async function sha256Of(file: string): Promise<string> {

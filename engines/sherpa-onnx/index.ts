@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
 import { sherpaCapabilities } from './capabilities.ts'
+import { SHERPA_ONNX_CATALOG } from './catalog.ts'
 import { SherpaOnnxEngine } from './instance.ts'
 import { describeModel, REQUIRED_ROLES, resolveModel } from './model-spec.ts'
 import { sherpaOnnxMissing } from './native.ts'
@@ -48,6 +49,7 @@ export default defineEngine({
   capabilities: sherpaCapabilities,
   isolation: 'process',
   probe,
+  catalog: SHERPA_ONNX_CATALOG,
   models: (options) => {
     const model = describeModel(options)
     return model.catalogId !== null && model.problem === null ? [model.catalogId] : []

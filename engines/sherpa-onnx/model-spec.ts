@@ -4,9 +4,9 @@
  */
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { type CatalogEntry, defaultCatalog, type FileCheck } from '../../models/catalog.ts'
+import type { FileCheck } from '../../sdk/plugin.ts'
+import { sherpaCatalogEntry } from './catalog.ts'
 import type { SherpaFamily, SherpaOnnxOptions } from './options.ts'
-import { FAMILIES } from './options.ts'
 
 export type FileRole =
   | 'encoder'
@@ -65,14 +65,6 @@ const FILE_PATTERNS: Record<FileRole | 'bpeVocab', RegExp> = {
   bpeVocab: /^bpe\.vocab$/,
 }
 
-const FAMILY_OF_CATALOG: Partial<Record<string, SherpaFamily>> = Object.fromEntries(
-  FAMILIES.map((f) => [f, f]),
-)
-
-function catalogEntry(id: string): CatalogEntry | undefined {
-  return defaultCatalog.find((entry) => entry.id === id)
-}
-
 /** Cheap description used by `displayName` and `capabilities` (no file system access). */
 export function describeModel(options: SherpaOnnxOptions): ModelDescription {
   if (options.modelDir !== undefined) {
@@ -85,23 +77,20 @@ export function describeModel(options: SherpaOnnxOptions): ModelDescription {
       problem: family ? null : 'speech.engines.sherpa-onnx.family is required with modelDir',
     }
   }
-  const entry = catalogEntry(options.model)
-  const family = entry ? (FAMILY_OF_CATALOG[entry.family] ?? null) : null
-  if (entry?.engine !== 'sherpa-onnx' || !family || !entry.sherpaOnnx) {
+  const entry = sherpaCatalogEntry(options.model)
+  if (!entry) {
     return {
       catalogId: options.model,
       displayName: `Unknown model ${options.model}`,
       family: null,
       languages: ['*'],
-      problem: entry
-        ? `model ${options.model} is not a sherpa-onnx speech model`
-        : `model ${options.model} is not in the catalog (run \`dictum models list\`)`,
+      problem: `model ${options.model} is not a sherpa-onnx model of the catalog (run \`dictum models list\`)`,
     }
   }
   return {
     catalogId: entry.id,
     displayName: entry.displayName,
-    family,
+    family: entry.family,
     languages: entry.languages,
     problem: null,
   }
@@ -135,8 +124,8 @@ export async function resolveModel(options: SherpaOnnxOptions, modelsDir: string
       fix: `Check speech.engines.sherpa-onnx.modelDir and files (the ${description.family} model folder).`,
     }
   }
-  const entry = catalogEntry(options.model)!
-  const hints = entry.sherpaOnnx!
+  const entry = sherpaCatalogEntry(options.model)!
+  const hints = entry.hints
   const files: ModelFiles = {}
   for (const role of REQUIRED_ROLES[description.family]) {
     const named = options.files?.[role] ?? hints[role]

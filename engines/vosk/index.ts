@@ -4,6 +4,7 @@
  * recognition to listed phrases, it does not boost words).
  */
 import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
+import { VOSK_CATALOG } from './catalog.ts'
 import { VoskEngine } from './instance.ts'
 import { locateLibrary } from './library.ts'
 import { modelProblem, voskModel } from './model.ts'
@@ -33,6 +34,7 @@ export default defineEngine({
   }),
   isolation: 'process',
   probe,
+  catalog: VOSK_CATALOG,
   models: (options) => {
     const spec = voskModel(options, '')
     return spec.catalogId !== null && spec.problem === null ? [spec.catalogId] : []

@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { type CatalogEntry, defaultCatalog } from '../../models/catalog.ts'
+import { voskCatalogEntry } from './catalog.ts'
 import type { VoskOptions } from './options.ts'
 
 export interface VoskModelSpec {
@@ -30,10 +30,6 @@ const CUSTOM_REQUIRED = [
   ['graph/HCLG.fst', 'graph/HCLr.fst'],
 ]
 
-function catalogEntry(id: string): CatalogEntry | undefined {
-  return defaultCatalog.find((entry) => entry.id === id)
-}
-
 /** Cheap and synchronous: for the display name and capabilities. */
 export function voskModel(options: VoskOptions, modelsDir: string): VoskModelSpec {
   if (options.modelDir !== undefined) {
@@ -46,13 +42,11 @@ export function voskModel(options: VoskOptions, modelsDir: string): VoskModelSpe
       problem: null,
     }
   }
-  const entry = catalogEntry(options.model)
+  const entry = voskCatalogEntry(options.model)
   const fix = `dictum models pull ${options.model}`
-  const problem = !entry
-    ? `model ${options.model} is not in the catalog (run \`dictum models list\`)`
-    : entry.engine !== 'vosk'
-      ? `model ${options.model} is not a Vosk model`
-      : null
+  const problem = entry
+    ? null
+    : `model ${options.model} is not a Vosk model of the catalog (run \`dictum models list\`)`
   return {
     catalogId: options.model,
     dir: path.join(modelsDir, options.model),
@@ -78,7 +72,7 @@ export async function modelProblem(spec: VoskModelSpec): Promise<string | null> 
       ? `${name} is not installed (no folder models/${spec.catalogId})`
       : `${name} is not installed (the folder does not exist)`
   }
-  const entry = spec.catalogId ? catalogEntry(spec.catalogId) : undefined
+  const entry = spec.catalogId ? voskCatalogEntry(spec.catalogId) : undefined
   const groups = entry ? entry.files.map((file) => [file]) : CUSTOM_REQUIRED
   for (const group of groups) {
     const present = await Promise.all(group.map((file) => isFile(path.join(spec.dir, file))))

@@ -12,6 +12,7 @@
  * results must therefore be structured-cloneable.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
+import type { CatalogEntry } from './catalog.ts'
 
 /** The sample rate of the audio every engine is given: 16 kHz mono. */
 export const ENGINE_SAMPLE_RATE = 16000
@@ -157,6 +158,12 @@ export interface EngineDefinition<S extends TSchema = TSchema> {
    * pulls the missing ones before the first load. Omitted: none.
    */
   models?(options: Static<S>): string[]
+  /**
+   * The models this engine can download (`dictum models list`, `GET /v1/models`, `dictum models pull <id>`),
+   * each with `engine` set to this definition's `id`. Checked at boot; ids are unique across all engines. The
+   * engine finds an installed one in `<modelsDir>/<id>/`. Omitted: none.
+   */
+  catalog?: readonly CatalogEntry[]
   /** Creates an instance. Must be cheap; heavy work belongs in `load()`. */
   create(context: EngineContext<Static<S>>): EngineInstance | Promise<EngineInstance>
 }

@@ -2,7 +2,7 @@
 import path from 'node:path'
 import { asValue } from 'awilix'
 import t, { type Test } from 'tap'
-import type { CatalogEntry } from '../../models/catalog.ts'
+import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'
 import { build, FIXTURES, tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/wav.ts'

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
-import type { CatalogEntry } from '../../models/catalog.ts'
+import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 
 export const MODEL_FILES: Record<string, string> = {
   'encoder.onnx': 'encoder weights '.repeat(4000),
@@ -259,7 +259,7 @@ export function testEntry(
     customWords: true,
     engine: 'sherpa-onnx',
     license: 'test',
-    sherpaOnnx: { modelType: 'nemo_transducer', featureDim: 80, tokens: 'tokens.txt' },
+    hints: { modelType: 'nemo_transducer', featureDim: 80, tokens: 'tokens.txt' },
     ...overrides,
   }
 }

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
+import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 import { isDictumError } from '../../kernel/errors.ts'
-import type { CatalogEntry } from '../../models/catalog.ts'
 import { type InstallManifest, installModel, MANIFEST_FILE } from '../../models/install.ts'
 import { hasCommand, MODEL_FILES, makeTarBz2, makeZip, rawTarBz2, rawZip, sha256 } from './fixtures.ts'
 
@@ -24,7 +24,7 @@ function entry(overrides: Partial<CatalogEntry> = {}): CatalogEntry {
     customWords: false,
     engine: 'sherpa-onnx',
     license: 'test',
-    sherpaOnnx: { modelType: 'nemo_transducer', featureDim: 80, tokens: 'tokens.txt' },
+    hints: { modelType: 'nemo_transducer', featureDim: 80, tokens: 'tokens.txt' },
     ...overrides,
   }
 }

@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
+import { SHERPA_ONNX_CATALOG } from '../../../engines/sherpa-onnx/catalog.ts'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
-import { defaultCatalog } from '../../../models/catalog.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
 import { audioFixturesDir, readWav, silentLogger } from './fixtures.ts'
 
@@ -32,9 +32,7 @@ if (!modelsDir) {
     () => {},
   )
 } else {
-  const present = defaultCatalog.filter(
-    (e) => e.engine === 'sherpa-onnx' && existsSync(path.join(modelsDir, e.id)),
-  )
+  const present = SHERPA_ONNX_CATALOG.filter((e) => existsSync(path.join(modelsDir, e.id)))
   if (present.length === 0) t.skip(`no sherpa-onnx catalog model folder in ${modelsDir}`, () => {})
   for (const entry of present) {
     t.test(entry.id, async (t) => {

@@ -6,12 +6,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { defaultCatalog } from '../../../models/catalog.ts'
+import { voskCatalogEntry } from '../../../engines/vosk/catalog.ts'
 import { build, injectJson, tempDir } from '../../helpers/build.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
 
 const ID = 'vosk-model-small-en-us-0.15'
-const FILES = defaultCatalog.find((e) => e.id === ID)!.files
+const FILES = voskCatalogEntry(ID)!.files
 const audio = await readFile(path.join(audioFixturesDir, 'goforward.wav'))
 
 async function voskApp(

@@ -1,13 +1,55 @@
 /**
- * The sherpa-onnx speech models of the built-in catalog (all from the k2-fsa/sherpa-onnx `asr-models`
- * release). Where the facts come from: see `catalog-entries.ts` and docs/models.md.
+ * The sherpa-onnx speech models dictum can download (all from the k2-fsa/sherpa-onnx `asr-models` release),
+ * with what the engine needs to load each one (`hints`). They reach the model manager through the engine
+ * definition's `catalog`.
+ *
+ * Where the facts come from (see docs/models.md for the full story):
+ * - Archive names and the files inside them: the sherpa-onnx docs (k2-fsa/sherpa `docs/source/onnx/...`) and the
+ *   export workflows of k2-fsa/sherpa-onnx (`.github/workflows/export-*.yaml`, `scripts/`), which pack each
+ *   folder with `tar cjf <name>.tar.bz2 <name>` and upload it to the `asr-models` release.
+ * - Archive sizes and SHA-256: upstream publishes them only as release metadata and a `checksum.txt` release
+ *   asset, which this project cannot fetch. A digest is pinned here only where at least two independent public
+ *   projects state the same value (several of them say they took it from that `checksum.txt` or from the
+ *   release asset's digest, or re-hashed the download). Everything else is `sha256: null` (trust on first use).
  */
-import type { CatalogEntry, FileCheck } from './catalog.ts'
+import type { CatalogEntry, FileCheck } from '../../sdk/plugin.ts'
+import { FAMILIES, type SherpaFamily } from './options.ts'
 
-export const SHERPA_RELEASE = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models'
-export const TWO_SOURCES =
+/** File names and settings the engine needs to load a catalog model (all paths relative to its folder). */
+export interface SherpaOnnxHints {
+  /** sherpa-onnx `modelType` / the model config block the files go into. */
+  modelType: 'nemo_transducer' | 'transducer' | 'nemo_ctc' | 'whisper' | 'moonshine' | 'sense_voice'
+  /** Feature dimension (mel bins) the model was trained with. */
+  featureDim: number
+  tokens: string
+  encoder?: string
+  decoder?: string
+  joiner?: string
+  /** Single-file models (NeMo CTC, SenseVoice). */
+  model?: string
+  /** Moonshine v1. */
+  preprocessor?: string
+  uncachedDecoder?: string
+  cachedDecoder?: string
+  /** Hotword tokenisation unit, for models that take custom words. */
+  modelingUnit?: 'bpe'
+  /**
+   * `bpe.vocab` when the archive ships one. Not every release archive does (the upstream docs say to export
+   * it when missing), so it is never a required file; an engine that boosts words must be ready to derive it.
+   */
+  bpeVocab?: string
+}
+
+export interface SherpaCatalogEntry extends CatalogEntry<SherpaOnnxHints> {
+  engine: 'sherpa-onnx'
+  family: SherpaFamily
+  hints: SherpaOnnxHints
+}
+
+const SHERPA_RELEASE = 'https://github.com/k2-fsa/sherpa-onnx/releases/download/asr-models'
+const TWO_SOURCES =
   'stated identically by several independent public projects (sherpa-onnx asr-models release)'
-export const NO_SOURCE =
+const NO_SOURCE =
   'no public source states it: the first pull records the digest it computed (trust on first use)'
 
 /** Whisper tiny/base/small know the first 99 languages of openai/whisper `tokenizer.py` (all but `yue`). */
@@ -48,14 +90,14 @@ function sherpaArchive(facts: ArchiveFacts) {
 
 const TRANSDUCER_INT8 = ['encoder.int8.onnx', 'decoder.int8.onnx', 'joiner.int8.onnx', 'tokens.txt']
 
-function nemoTransducer(facts: ArchiveFacts, featureDim: number): CatalogEntry {
+function nemoTransducer(facts: ArchiveFacts, featureDim: number): SherpaCatalogEntry {
   return {
     ...sherpaArchive(facts),
     family: 'nemo-transducer',
     files: TRANSDUCER_INT8,
     customWords: true,
     license: 'CC-BY-4.0 (NVIDIA)',
-    sherpaOnnx: {
+    hints: {
       modelType: 'nemo_transducer',
       featureDim,
       encoder: 'encoder.int8.onnx',
@@ -68,7 +110,7 @@ function nemoTransducer(facts: ArchiveFacts, featureDim: number): CatalogEntry {
   }
 }
 
-function whisper(size: string, sizeBytes: number, sha256: string): CatalogEntry {
+function whisper(size: string, sizeBytes: number, sha256: string): SherpaCatalogEntry {
   const english = size.endsWith('.en')
   const files = [`${size}-encoder.int8.onnx`, `${size}-decoder.int8.onnx`, `${size}-tokens.txt`]
   const label = `${size.replace('.en', '')[0]?.toUpperCase()}${size.replace('.en', '').slice(1)}`
@@ -86,7 +128,7 @@ function whisper(size: string, sizeBytes: number, sha256: string): CatalogEntry 
     customWords: false,
     license: 'MIT (OpenAI Whisper)',
     notes: 'The archive also holds the fp32 encoder and decoder; the int8 pair is what the engine loads.',
-    sherpaOnnx: {
+    hints: {
       modelType: 'whisper',
       featureDim: 80,
       encoder: files[0],
@@ -104,7 +146,7 @@ const MOONSHINE_FILES = [
   'tokens.txt',
 ]
 
-function moonshine(size: 'tiny' | 'base', sizeBytes: number, sha256: string): CatalogEntry {
+function moonshine(size: 'tiny' | 'base', sizeBytes: number, sha256: string): SherpaCatalogEntry {
   return {
     ...sherpaArchive({
       id: `moonshine-${size}-en`,
@@ -118,7 +160,7 @@ function moonshine(size: 'tiny' | 'base', sizeBytes: number, sha256: string): Ca
     files: MOONSHINE_FILES,
     customWords: false,
     license: 'MIT (Useful Sensors)',
-    sherpaOnnx: {
+    hints: {
       modelType: 'moonshine',
       featureDim: 80,
       preprocessor: 'preprocess.onnx',
@@ -130,7 +172,7 @@ function moonshine(size: 'tiny' | 'base', sizeBytes: number, sha256: string): Ca
   }
 }
 
-export const SHERPA_ONNX_ENTRIES: CatalogEntry[] = [
+export const SHERPA_ONNX_CATALOG: readonly SherpaCatalogEntry[] = [
   nemoTransducer(
     {
       id: 'parakeet-tdt-0.6b-v2',
@@ -183,7 +225,7 @@ export const SHERPA_ONNX_ENTRIES: CatalogEntry[] = [
     files: ['model.int8.onnx', 'tokens.txt'],
     customWords: false,
     license: 'CC-BY-4.0 (NVIDIA)',
-    sherpaOnnx: { modelType: 'nemo_ctc', featureDim: 80, model: 'model.int8.onnx', tokens: 'tokens.txt' },
+    hints: { modelType: 'nemo_ctc', featureDim: 80, model: 'model.int8.onnx', tokens: 'tokens.txt' },
   },
   whisper('tiny.en', 118_071_777, '2bd6cf965c8bb3e068ef9fa2191387ee63a9dfa2a4e37582a8109641c20005dd'),
   whisper('base.en', 208_576_005, '475bc7052ce299c007f6d5d5407ba8601f819a2867f6eecee510ed17df581542'),
@@ -206,7 +248,7 @@ export const SHERPA_ONNX_ENTRIES: CatalogEntry[] = [
     files: ['model.int8.onnx', 'tokens.txt'],
     customWords: false,
     license: 'FunASR model license (FunAudioLLM SenseVoice)',
-    sherpaOnnx: { modelType: 'sense_voice', featureDim: 80, model: 'model.int8.onnx', tokens: 'tokens.txt' },
+    hints: { modelType: 'sense_voice', featureDim: 80, model: 'model.int8.onnx', tokens: 'tokens.txt' },
   },
   {
     ...sherpaArchive({
@@ -227,7 +269,7 @@ export const SHERPA_ONNX_ENTRIES: CatalogEntry[] = [
     customWords: true,
     license: 'Apache-2.0 (k2-fsa icefall)',
     notes: 'Decoder in fp32 with an int8 encoder and joiner, as the upstream docs run it.',
-    sherpaOnnx: {
+    hints: {
       modelType: 'transducer',
       featureDim: 80,
       encoder: 'encoder-epoch-99-avg-1.int8.onnx',
@@ -239,3 +281,23 @@ export const SHERPA_ONNX_ENTRIES: CatalogEntry[] = [
     },
   },
 ]
+
+/** The entry with this id, when it is one of this engine's. */
+export function sherpaCatalogEntry(id: string): SherpaCatalogEntry | undefined {
+  return SHERPA_ONNX_CATALOG.find((entry) => entry.id === id)
+}
+
+/** Problems of an entry's sherpa-onnx specifics: a known family, and every file the hints name is installed. */
+export function sherpaEntryProblems(entry: CatalogEntry): string[] {
+  const problems: string[] = []
+  if (!(FAMILIES as readonly string[]).includes(entry.family))
+    problems.push(`family ${entry.family} is not sherpa-onnx`)
+  const hints = entry.hints as SherpaOnnxHints | undefined
+  if (!hints) return [...problems, 'sherpa-onnx entries need hints']
+  const named = [hints.tokens, hints.encoder, hints.decoder, hints.joiner, hints.model]
+    .concat([hints.preprocessor, hints.uncachedDecoder, hints.cachedDecoder])
+    .filter((name): name is string => name !== undefined)
+  for (const name of named)
+    if (!entry.files.includes(name)) problems.push(`hint file ${name} is not in files`)
+  return problems
+}
