@@ -10,10 +10,10 @@ import { lstat, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
+import { redactUrl } from '../kernel/http-client.ts'
 import { archiveFileName, type Catalog, type CatalogEntry, defaultCatalog, findEntry } from './catalog.ts'
 import { checkFreeSpace, spaceNeeded } from './disk-space.ts'
 import { DEFAULT_RETRY, downloadFile, type RetryPolicy, removePart } from './download.ts'
-import { redactUrl } from './http-util.ts'
 import {
   fileCheckProblems,
   type InstallManifest,
