@@ -70,11 +70,14 @@ const config: CommandRunner = async (args, io) => {
   }
   const [{ loadCheckedConfig }, { maskSecrets }] = await Promise.all([
     import('../kernel/config-check.ts'),
-    import('../config/mask.ts'),
+    import('../kernel/secrets.ts'),
   ])
   // Plugin options are checked with the rest: every invalid key in one error.
-  const { loaded } = await loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
-  io.stdout.write(`${JSON.stringify({ file: loaded.file, config: maskSecrets(loaded.config) }, null, 2)}\n`)
+  const { loaded, discovery } = await loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  // Beside the names every secret has, the option names providers declare secret.
+  const secretOptions = [...discovery.providers.values()].flatMap((p) => p.definition.secretOptions ?? [])
+  const config = maskSecrets(loaded.config, secretOptions)
+  io.stdout.write(`${JSON.stringify({ file: loaded.file, config }, null, 2)}\n`)
   return EXIT.ok
 }
 

@@ -10,6 +10,8 @@ import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from 
 import type { Discovered, DiscoveryResult } from './discovery.ts'
 import { type DictumError, errors, isDictumError } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
+import { redact, redactError, secretValues } from './secrets.ts'
+import { timeLimit } from './timeout.ts'
 
 export interface ProviderStatus {
   id: string
@@ -92,23 +94,22 @@ export class ProviderRegistry {
     const options = this.#options(definition) as Record<string, unknown>
     const ai = this.#config.current.ai
     const limitMs = timeLimitMs(ai.timeoutMs, options)
-    // A ref'd timer (AbortSignal.timeout's is unref'd and would not keep a CLI run alive until it fires).
-    const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(new DOMException('timed out', 'TimeoutError')), limitMs)
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal
+    const limit = timeLimit(limitMs, { signal: request.signal })
     const appPrompt = request.appName ? ai.appPrompts[request.appName] : undefined
     const prompt = appPrompt ?? (typeof options.prompt === 'string' ? options.prompt : undefined)
     let entry: Live | undefined
+    // Named by the error: the instance failed to come up, or it failed on this text.
+    let operation: 'load' | 'process' = 'load'
     try {
       entry = this.#entry(definition, options)
       entry.users++
       const instance = await entry.instance
-      const result = await raceAbort(
+      operation = 'process'
+      const result = await limit.race(
         instance.process(
           { text, ...(prompt ? { prompt } : {}), ...(request.appName ? { appName: request.appName } : {}) },
-          signal,
+          limit.signal,
         ),
-        signal,
       )
       if (typeof result?.text !== 'string') throw new Error('the provider returned no text')
       return {
@@ -117,9 +118,9 @@ export class ProviderRegistry {
         model: result.model || definition.defaultModel?.(options as never) || '',
       }
     } catch (err) {
-      throw this.#translate(err, definition, options, timeout.signal.aborted)
+      throw this.#translate(err, definition, options, operation, limit.expired)
     } finally {
-      clearTimeout(timer)
+      limit.clear()
       if (entry) {
         entry.users--
         if (entry.retired && entry.users === 0) this.#closeRetired(entry)
@@ -170,7 +171,7 @@ export class ProviderRegistry {
       },
       (err: unknown) => {
         entry.state = 'failed'
-        entry.error = redact((err as Error)?.message ?? String(err), options)
+        entry.error = redactOptions((err as Error)?.message ?? String(err), definition, options)
         throw err
       },
     )
@@ -183,63 +184,53 @@ export class ProviderRegistry {
     void live.instance.then((i) => i.close?.()).catch(() => {})
   }
 
-  #translate(err: unknown, definition: ProviderDefinition, options: unknown, timedOut: boolean): DictumError {
-    if (isDictumError(err)) return rebuild(err, options)
+  /**
+   * Every failure leaves here as a catalogue error that names the provider and the operation (`load`: creating
+   * and loading the instance, `process`: the text) and keeps the provider's error as its cause; secrets are
+   * redacted from the message.
+   */
+  #translate(
+    err: unknown,
+    definition: ProviderDefinition,
+    options: unknown,
+    operation: 'load' | 'process',
+    timedOut: boolean,
+  ): DictumError {
+    if (isDictumError(err)) return rebuild(err, definition, options)
     const name = definition.displayName
+    const cause = redactError(err, secretsOf(definition, options))
     if (timedOut || (err as Error)?.name === 'TimeoutError') {
       const limitMs = timeLimitMs(this.#config.current.ai.timeoutMs, options)
-      return errors.PROVIDER_TIMEOUT(`${name} did not answer within ${limitMs} ms.`)
+      return errors.PROVIDER_TIMEOUT(`${name} did not answer within ${limitMs} ms.`, { cause })
     }
     // Providers often name themselves already ("ollama: HTTP 404…"): say the name once.
-    const message = redact((err as Error)?.message ?? String(err), options).replace(
+    const message = redactOptions((err as Error)?.message ?? String(err), definition, options).replace(
       new RegExp(`^(${escapeRegExp(definition.id)}|${escapeRegExp(name)}):\\s*`, 'i'),
       '',
     )
-    this.#logger.warn({ provider: definition.id, error: message }, 'AI provider failed')
-    return errors.PROVIDER_FAILED(`${name}: ${message.replace(/\.$/, '')}.`)
+    this.#logger.warn({ provider: definition.id, operation, error: message }, 'AI provider failed')
+    return errors.PROVIDER_FAILED(`${name}: ${operation}: ${message.replace(/\.$/, '')}.`, { cause })
   }
 }
 
 /** A DictumError from a provider keeps its code; its message is redacted like any other. */
-function rebuild(err: DictumError, options: unknown): DictumError {
-  const message = redact(err.message, options)
+function rebuild(err: DictumError, definition: ProviderDefinition, options: unknown): DictumError {
+  const message = redactOptions(err.message, definition, options)
   if (message === err.message) return err
   return Object.assign(Object.create(Object.getPrototypeOf(err)), err, { message }) as DictumError
 }
 
-/** Replaces every secret-looking option value (API keys, tokens) that appears in `text`. */
-export function redact(text: string, options: unknown): string {
-  let out = text
-  for (const secret of secretValues(options)) out = out.split(secret).join('***')
-  return out
+/**
+ * Takes out of `text` every secret of the provider's options (secret names and its `secretOptions`) and of
+ * the environment (providers read their keys from it), with the URL credentials and key-shaped strings
+ * redact() always removes.
+ */
+function redactOptions(text: string, definition: ProviderDefinition, options: unknown): string {
+  return redact(text, secretsOf(definition, options))
 }
 
-function secretValues(options: unknown): string[] {
-  const found: string[] = []
-  const walk = (node: unknown, key: string) => {
-    if (
-      typeof node === 'string' &&
-      /key|token|secret|password|authorization/i.test(key) &&
-      node.length >= 4
-    ) {
-      found.push(node)
-    } else if (node && typeof node === 'object') {
-      for (const [k, v] of Object.entries(node)) walk(v, k)
-    }
-  }
-  walk(options, '')
-  // Keys read from the environment by providers are redacted too.
-  for (const [name, value] of Object.entries(process.env)) walk(value, name)
-  return found
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
+function secretsOf(definition: ProviderDefinition, options: unknown): string[] {
+  return [...secretValues(options, definition.secretOptions), ...secretValues(process.env)]
 }
 
 function escapeRegExp(text: string): string {

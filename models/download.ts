@@ -12,10 +12,17 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
-import { describeCause, parseContentRange, parseLength, redactUrl, safeParse } from './http-util.ts'
+import {
+  discardBody,
+  networkFailure,
+  OutboundFailure,
+  openResponse,
+  redactUrl,
+} from '../kernel/http-client.ts'
+import { sleep } from '../kernel/timeout.ts'
+import { parseContentRange, parseLength, safeParse } from './http-util.ts'
 import { type ProgressListener, ProgressMeter } from './progress-meter.ts'
 
 export interface RetryPolicy {
@@ -92,7 +99,7 @@ export async function downloadFile(request: DownloadRequest): Promise<DownloadRe
         { model: request.label, attempt: failures, error: error.message },
         'download retry',
       )
-      await sleep(delay, undefined, { signal: request.signal })
+      await sleep(delay, request.signal)
     }
   }
   meter.finish()
@@ -120,7 +127,7 @@ async function attempt(request: DownloadRequest, state: HashState, meter: Progre
   const response = await send(request, offset)
   const plan = await planBody(request, response, offset)
   if (plan === 'complete') {
-    await cancelBody(response)
+    await discardBody(response)
     meter.setTotal(offset)
     meter.reset(offset)
     return
@@ -148,12 +155,11 @@ async function send(request: DownloadRequest, offset: number): Promise<Response>
     const validator = meta?.etag && !meta.etag.startsWith('W/') ? meta.etag : meta?.lastModified
     if (validator) headers['if-range'] = validator
   }
-  const doFetch = request.fetch ?? fetch
   try {
-    return await doFetch(request.url, { headers, signal: request.signal ?? null, redirect: 'follow' })
+    return await openResponse({ url: request.url, headers, signal: request.signal, fetch: request.fetch })
   } catch (error) {
-    if (request.signal?.aborted) throw error
-    throw new RetryableError(`request failed: ${describeCause(error)}`)
+    if (error instanceof OutboundFailure) throw new RetryableError(`request failed: ${error.message}`)
+    throw error
   }
 }
 
@@ -165,7 +171,7 @@ async function planBody(request: DownloadRequest, response: Response, offset: nu
   if (status === 206) {
     const range = parseContentRange(response.headers.get('content-range'))
     if (range && range.start === offset) return { start: offset, total: range.total }
-    await cancelBody(response)
+    await discardBody(response)
     await removePart(request.partPath)
     throw new RetryableError('server sent a different range than asked; starting over')
   }
@@ -180,11 +186,11 @@ async function planBody(request: DownloadRequest, response: Response, offset: nu
   if (status === 416 && offset > 0) {
     const range = parseContentRange(response.headers.get('content-range'))
     if (range?.total === offset) return 'complete'
-    await cancelBody(response)
+    await discardBody(response)
     await removePart(request.partPath)
     throw new RetryableError('server rejected the resume range; starting over')
   }
-  await cancelBody(response)
+  await discardBody(response)
   const message = `HTTP ${status} from ${redactUrl(request.url)}`
   if (status === 408 || status === 429 || status >= 500) throw new RetryableError(message)
   throw errors.MODEL_DOWNLOAD_FAILED(`${request.label}: ${message}`)
@@ -221,7 +227,7 @@ async function writeBody(
     if (code !== undefined && LOCAL_WRITE_ERRORS.has(code)) {
       throw errors.MODEL_DOWNLOAD_FAILED(`${request.label}: cannot write the download: ${code}`)
     }
-    throw new RetryableError(`connection dropped: ${describeCause(error)}`)
+    throw new RetryableError(`connection dropped: ${networkFailure(error).message}`)
   }
 }
 
@@ -284,12 +290,4 @@ async function readMeta(partPath: string): Promise<PartMeta | null> {
 
 async function writeMeta(partPath: string, meta: PartMeta): Promise<void> {
   await writeFile(metaPath(partPath), JSON.stringify(meta))
-}
-
-async function cancelBody(response: Response): Promise<void> {
-  try {
-    await response.body?.cancel()
-  } catch {
-    // the connection may already be gone; nothing is left to release
-  }
 }

@@ -1,16 +1,4 @@
-/**
- * Small HTTP helpers of the downloader: header parsing and error texts fit to show (no credentials).
- */
-
-/** Drops credentials and the query string (signed URLs carry tokens) before a URL reaches a message. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
-  } catch {
-    return '(invalid URL)'
-  }
-}
+/** Header parsing of the downloader (the rest of its HTTP is kernel/http-client.ts). */
 
 export function parseContentRange(value: string | null): { start: number; total: number | null } | null {
   const match = value ? /^bytes (?:(\d+)-\d+|\*)\/(\d+|\*)$/.exec(value.trim()) : null
@@ -32,10 +20,4 @@ export function safeParse(url: string): URL | null {
   } catch {
     return null
   }
-}
-
-export function describeCause(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ''
-  return `${error.message}${cause}`
 }

@@ -11,10 +11,10 @@ import path from 'node:path'
 import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
+import { redactUrl } from '../kernel/http-client.ts'
 import { archiveFileName, findEntry } from './catalog.ts'
 import { checkFreeSpace, spaceNeeded } from './disk-space.ts'
 import { DEFAULT_RETRY, downloadFile, type RetryPolicy, removePart } from './download.ts'
-import { redactUrl } from './http-util.ts'
 import {
   fileCheckProblems,
   type InstallManifest,

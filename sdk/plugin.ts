@@ -1,8 +1,9 @@
 /**
  * `dictum-local/plugin`: what a third-party engine or AI provider imports. Definitions (`defineEngine`,
  * `defineProvider`) with their types, the errors a plugin may throw (a catalogue code turns into the HTTP
- * status and message users see), TypeBox for option schemas, and the prompt helpers the built-in providers use. Everything here is
- * the public contract: see docs/plugins.md.
+ * status and message users see), TypeBox for option schemas, the prompt helpers the built-in providers use, and
+ * the helpers every built-in plugin talks HTTP, keeps secrets out of messages and limits time with. Everything
+ * here is the public contract: see docs/plugins.md.
  */
 
 // TypeBox, which option schemas are written in: the same copy dictum validates them with.
@@ -38,6 +39,25 @@ export {
   type ProviderProcessResult,
 } from '../kernel/contracts/provider.ts'
 export { DictumError, type ErrorCode, errors, isDictumError } from '../kernel/errors.ts'
+// Outbound HTTP: time limit, abort, bounded body, failures in one vocabulary, URLs fit to show.
+export {
+  discardBody,
+  fetchReply,
+  MAX_REPLY_BYTES,
+  networkFailure,
+  type OutboundExchange,
+  OutboundFailure,
+  type OutboundReply,
+  type OutboundRequest,
+  openResponse,
+  readBounded,
+  redactUrl,
+  vendorMessage,
+} from '../kernel/http-client.ts'
+// Secrets: what they look like, and keeping them out of messages.
+export { isSecretName, maskUrlCredentials, redact, redactError, secretValues } from '../kernel/secrets.ts'
+// Time limits, abortable waits.
+export { raceAbort, sleep, type TimeLimit, timeLimit } from '../kernel/timeout.ts'
 export {
   type ChatPrompt,
   chatMessages,

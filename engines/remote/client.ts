@@ -1,10 +1,11 @@
 /**
- * One upload to an OpenAI-compatible `/audio/transcriptions` endpoint: multipart form, time limit, the
- * caller's AbortSignal, and every failure turned into a catalogue error that names the server and the status,
+ * One upload to an OpenAI-compatible `/audio/transcriptions` endpoint through the outbound-HTTP module
+ * (multipart form, time limit, the caller's AbortSignal, bounded reply), and every failure turned into a catalogue error that names the server and the status,
  * with the API key redacted. Whether to try again is decided by the caller from {@link RemoteFailure}.
  */
 import { type DictumError, errors } from '../../kernel/errors.ts'
-import { redact, vendorMessage } from '../../providers/common/failure.ts'
+import { fetchReply, OutboundFailure, type OutboundReply, vendorMessage } from '../../kernel/http-client.ts'
+import { redact } from '../../kernel/secrets.ts'
 import { isRetryableStatus, retryAfterMs } from './retry.ts'
 
 export interface Upload {
@@ -52,38 +53,38 @@ const TRANSIENT_CODES = new Set([
 /** Posts the form and returns the parsed JSON body of a 2xx reply; throws RemoteFailure or the abort reason. */
 export async function postTranscription(upload: Upload, signal: AbortSignal): Promise<unknown> {
   signal.throwIfAborted()
-  const controller = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, upload.timeoutMs)
-  const onAbort = () => controller.abort(signal.reason)
-  signal.addEventListener('abort', onAbort, { once: true })
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (upload.apiKey) headers.authorization = `Bearer ${upload.apiKey}`
+  let reply: OutboundReply
   try {
-    const headers: Record<string, string> = { accept: 'application/json' }
-    if (upload.apiKey) headers.authorization = `Bearer ${upload.apiKey}`
-    const response = await fetch(upload.url, {
+    reply = await fetchReply({
+      url: upload.url,
       method: 'POST',
       headers,
       body: upload.form,
-      signal: controller.signal,
+      timeoutMs: upload.timeoutMs,
+      signal,
     })
-    const text = await response.text()
-    if (!response.ok) throw httpFailure(upload, response.status, response.headers, text)
-    return parseReply(upload, text)
   } catch (error) {
-    if (signal.aborted) throw signal.reason
-    if (timedOut) {
-      const detail = `${upload.server} sent no answer within ${upload.timeoutMs} ms.`
-      throw new RemoteFailure(errors.REMOTE_ENGINE_TIMEOUT(detail), { retryable: false })
-    }
-    if (error instanceof RemoteFailure) throw error
-    throw networkFailure(upload, error)
-  } finally {
-    clearTimeout(timer)
-    signal.removeEventListener('abort', onAbort)
+    throw outboundFailure(upload, signal, error)
   }
+  if (reply.status < 200 || reply.status > 299) {
+    throw httpFailure(upload, reply.status, reply.headers, reply.text)
+  }
+  return parseReply(upload, reply.text)
+}
+
+function outboundFailure(upload: Upload, signal: AbortSignal, error: unknown): unknown {
+  if (!(error instanceof OutboundFailure)) return error
+  if (error.kind === 'aborted') return signal.reason
+  if (error.kind === 'timeout') {
+    const detail = `${upload.server} sent no answer within ${upload.timeoutMs} ms.`
+    return new RemoteFailure(errors.REMOTE_ENGINE_TIMEOUT(detail), { retryable: false })
+  }
+  if (error.kind === 'too-large') {
+    return new RemoteFailure(failed(upload, `${upload.server} sent ${error.message}`), { retryable: false })
+  }
+  return networkFailure(upload, error)
 }
 
 function failed(upload: Upload, detail: string): DictumError {
@@ -107,17 +108,13 @@ function httpFailure(upload: Upload, status: number, headers: Headers, body: str
   })
 }
 
-function networkFailure(upload: Upload, error: unknown): RemoteFailure {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
-  const code = typeof cause?.code === 'string' ? cause.code : null
+function networkFailure(upload: Upload, failure: OutboundFailure): RemoteFailure {
+  const { code } = failure
   let detail: string
   if (code === 'ECONNREFUSED') detail = `${upload.server} is unreachable (connection refused): is it running?`
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     detail = `${upload.server} is unreachable (host name not found)`
-  else {
-    const why = code ?? (typeof cause?.message === 'string' ? cause.message : (error as Error).message)
-    detail = `the connection to ${upload.server} failed (${why})`
-  }
+  else detail = `the connection to ${upload.server} failed (${failure.message})`
   return new RemoteFailure(failed(upload, detail), { retryable: code !== null && TRANSIENT_CODES.has(code) })
 }
 

@@ -6,6 +6,7 @@ import type {
   EngineTranscribeResult,
 } from '../../kernel/contracts/engine.ts'
 import { errors } from '../../kernel/errors.ts'
+import { sleep } from '../../kernel/timeout.ts'
 import { malformedReply, postTranscription, RemoteFailure, type Upload } from './client.ts'
 import {
   keyEnvName,
@@ -16,7 +17,7 @@ import {
   transcriptionsUrl,
 } from './options.ts'
 import { toEngineResult } from './result.ts'
-import { backoffMs, sleep } from './retry.ts'
+import { backoffMs } from './retry.ts'
 
 type Format = 'verbose_json' | 'json'
 

@@ -30,19 +30,3 @@ export function backoffMs(attempt: number, baseMs: number, random: () => number 
   const full = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** attempt)
   return Math.round(full / 2 + random() * (full / 2))
 }
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}

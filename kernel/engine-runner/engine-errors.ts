@@ -17,17 +17,43 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
   return `exit code ${code ?? 'unknown'}`
 }
 
-/** An engine's own failure during transcribe: its DictumErrors are kept, anything else is ENGINE_FAILED. */
+/**
+ * What an engine threw in `transcribe`: its DictumErrors keep their code and message (a catalogue message is
+ * the engine's answer to the user), anything else is ENGINE_FAILED naming the engine and the operation. Either
+ * way the thrown error, rebuilt from the wire, is the cause.
+ */
 export function transcribeFailure(engineId: string, wire: WireError): DictumError {
+  const cause = wireCause(wire)
   if (wire.code && wire.code in errorCatalogue) {
-    return new DictumError(wire.code as ErrorCode, wire.message, { extra: wire.extra })
+    return new DictumError(wire.code as ErrorCode, wire.message, { extra: wire.extra, cause })
   }
-  return errors.ENGINE_FAILED(engineDetail(engineId, wire.message))
+  return errors.ENGINE_FAILED(engineDetail(engineId, `transcribe: ${wire.message}`), { cause })
 }
 
-/** Any load failure is ENGINE_LOAD_FAILED; a DictumError's extra fields (e.g. `fix`) are kept. */
+/**
+ * What an engine threw while it was created or loaded (or its module imported): ENGINE_LOAD_FAILED naming
+ * the engine (the catalogue's message names the operation), a DictumError's extra fields (e.g. `fix`) kept,
+ * the thrown error as the cause.
+ */
 export function loadFailure(engineId: string, wire: WireError): DictumError {
-  return errors.ENGINE_LOAD_FAILED(engineDetail(engineId, wire.message), { extra: wire.extra })
+  return errors.ENGINE_LOAD_FAILED(engineDetail(engineId, wire.message), {
+    extra: wire.extra,
+    cause: wireCause(wire),
+  })
+}
+
+/** The engine's result was over the size cap: the kernel's finding, not the engine's error. */
+export function oversizeFailure(engineId: string, reason: string): DictumError {
+  return errors.ENGINE_FAILED(engineDetail(engineId, reason))
+}
+
+/** The error the engine threw, as far as it crossed: its name, message, stack and code. */
+export function wireCause(wire: WireError): Error {
+  const cause = new Error(wire.message)
+  cause.name = wire.name ?? 'Error'
+  cause.stack = wire.stack ?? `${cause.name}: ${wire.message}`
+  if (wire.code) Object.assign(cause, { code: wire.code })
+  return cause
 }
 
 export function crashError(engineId: string, how: string, during: 'load' | 'transcribe'): DictumError {

@@ -10,6 +10,7 @@ import {
   loadTimeoutError,
   memoryLimitError,
   NotStartedError,
+  oversizeFailure,
   timeoutError,
   transcribeFailure,
 } from './engine-errors.ts'
@@ -217,6 +218,8 @@ export class EngineHost {
       this.#settle(message.id, (p) =>
         p.reject(p.signal?.aborted ? abortReason(p.signal) : transcribeFailure(engineId, message.error)),
       )
+    } else if (message.type === 'oversize') {
+      this.#settle(message.id, (p) => p.reject(oversizeFailure(engineId, message.reason)))
     } else if (message.type === 'log') this.#forwardLog(message)
   }
 
@@ -224,7 +227,7 @@ export class EngineHost {
   #onResult(id: number, result: EngineTranscribeResult): void {
     this.#settle(id, (p) => {
       const oversize = oversizeReason(result, p.sampleCount)
-      if (oversize) p.reject(transcribeFailure(this.#options.engineId, { message: oversize }))
+      if (oversize) p.reject(oversizeFailure(this.#options.engineId, oversize))
       else p.resolve(result)
     })
   }

@@ -50,8 +50,8 @@ class EngineHostProcess {
       const result = await this.#instance.transcribe({ ...message.request, samples }, controller.signal)
       // Checked here so an oversized result never crosses IPC into the API process.
       const oversize = oversizeReason(result, samples.length)
-      if (oversize) throw new Error(oversize)
-      send({ type: 'result', id, result })
+      if (oversize) send({ type: 'oversize', id, reason: oversize })
+      else send({ type: 'result', id, result })
     } catch (error) {
       send({ type: 'error', id, error: toWireError(error) })
     } finally {

@@ -5,7 +5,14 @@ import type {
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
 import { type DictumError, isDictumError } from '../errors.ts'
-import { loadFailure, loadTimeoutError, timeoutError, transcribeFailure } from './engine-errors.ts'
+import { timeLimit } from '../timeout.ts'
+import {
+  loadFailure,
+  loadTimeoutError,
+  oversizeFailure,
+  timeoutError,
+  transcribeFailure,
+} from './engine-errors.ts'
 import { toWireError } from './protocol.ts'
 import { oversizeReason } from './result-limit.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
@@ -87,8 +94,9 @@ export class InlineEngineRunner implements EngineRunner {
       >[0])
       await instance.load()
     })()
+    const limit = timeLimit(loadTimeoutMs, { reason: () => loadTimeoutError(engineId, loadTimeoutMs) })
     try {
-      await withTimeout(loading, loadTimeoutMs, () => loadTimeoutError(engineId, loadTimeoutMs))
+      await limit.race(loading)
     } catch (error) {
       // An abandoned or failed instance still gets its close(), whenever its load settles.
       void loading.finally(() => instance?.close()).catch(() => {})
@@ -99,6 +107,8 @@ export class InlineEngineRunner implements EngineRunner {
       this.#lastError = failure
       if (!this.#closing) this.#state = 'failed'
       throw failure
+    } finally {
+      limit.clear()
     }
     if (this.#closing) {
       await instance?.close()
@@ -115,45 +125,25 @@ export class InlineEngineRunner implements EngineRunner {
     signal?: AbortSignal,
   ): Promise<EngineTranscribeResult> {
     const { engineId, requestTimeoutMs } = this.#options
-    const controller = new AbortController()
-    const forward = () => controller.abort(signal?.reason)
-    signal?.addEventListener('abort', forward, { once: true })
+    const limit = timeLimit(requestTimeoutMs, {
+      reason: () => {
+        this.#lastError = timeoutError(engineId, requestTimeoutMs)
+        return this.#lastError
+      },
+    })
+    // The engine stops on either; only the time limit is raced: a caller's abort waits for the engine to stop.
+    const engineSignal = signal ? AbortSignal.any([signal, limit.signal]) : limit.signal
     try {
-      const result = await withTimeout(
-        instance.transcribe(request, controller.signal),
-        requestTimeoutMs,
-        () => {
-          const error = timeoutError(engineId, requestTimeoutMs)
-          this.#lastError = error
-          controller.abort(error)
-          return error
-        },
-      )
+      const result = await limit.race(instance.transcribe(request, engineSignal))
       const oversize = oversizeReason(result, request.samples.length)
-      if (oversize) throw transcribeFailure(engineId, { message: oversize })
+      if (oversize) throw oversizeFailure(engineId, oversize)
       return result
     } catch (error) {
       if (signal?.aborted) throw abortReason(signal)
       if (isDictumError(error)) throw error
       throw transcribeFailure(engineId, toWireError(error))
     } finally {
-      signal?.removeEventListener('abort', forward)
+      limit.clear()
     }
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(onTimeout()), ms)
-    promise.then(
-      (value) => {
-        clearTimeout(timer)
-        resolve(value)
-      },
-      (error) => {
-        clearTimeout(timer)
-        reject(error)
-      },
-    )
-  })
 }

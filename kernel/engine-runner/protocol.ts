@@ -8,11 +8,16 @@ import type { EngineRunnerContext } from './types.ts'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
-/** An error as it crosses IPC. `code` is set when the engine threw a DictumError. */
+/**
+ * An error as it crosses IPC. `code` is set when the engine threw a DictumError; `name` and `stack` are the
+ * thrown error's, for the cause of the error rebuilt in the API process.
+ */
 export interface WireError {
   message: string
   code?: string
   extra?: Record<string, unknown>
+  name?: string
+  stack?: string
 }
 
 export type ParentMessage =
@@ -31,13 +36,17 @@ export type HostMessage =
    * never started the request, which may then safely run on another host. */
   | { type: 'started'; id: number }
   | { type: 'result'; id: number; result: EngineTranscribeResult }
+  /** The engine threw (or its result could not be sent). */
   | { type: 'error'; id: number; error: WireError }
+  /** The engine's result was over the size cap (result-limit.ts): the reason, never the result. */
+  | { type: 'oversize'; id: number; reason: string }
   | { type: 'log'; level: LogLevel; obj: unknown; msg?: string }
 
 export function toWireError(error: unknown): WireError {
   if (error instanceof Error) {
     const { code, extra } = error as { code?: unknown; extra?: unknown }
-    const wire: WireError = { message: error.message }
+    const wire: WireError = { message: error.message, name: error.name }
+    if (error.stack !== undefined) wire.stack = error.stack
     if (error.name === 'DictumError' && typeof code === 'string') wire.code = code
     if (wire.code && extra && typeof extra === 'object')
       wire.extra = { ...(extra as Record<string, unknown>) }

@@ -1,12 +1,12 @@
 /**
- * One JSON POST to a vendor API, with a timeout, the caller's AbortSignal, a bounded body and failures turned
- * into Errors that name the provider and say what went wrong, with every secret redacted.
+ * One JSON POST to a vendor API through the outbound-HTTP module (time limit, the caller's AbortSignal,
+ * bounded body), its failures turned into Errors that name the provider and say what went wrong, with every
+ * secret redacted.
  */
+import { fetchReply, OutboundFailure, type OutboundReply, redactUrl } from '../../kernel/http-client.ts'
+import { redact } from '../../kernel/secrets.ts'
 import { abortError, timeoutError } from './abort.ts'
-import { describeHttpFailure, redact, safeUrl } from './failure.ts'
-
-/** Replies larger than this are refused rather than buffered. */
-const MAX_REPLY_BYTES = 8 * 1024 * 1024
+import { BASE_URL_FALLBACK, describeHttpFailure } from './failure.ts'
 
 export interface JsonPost {
   /** Provider id, first word of every error message. */
@@ -28,69 +28,36 @@ export interface JsonPost {
 export async function postJson(request: JsonPost): Promise<unknown> {
   const { provider, signal } = request
   if (signal.aborted) throw abortError(provider, signal)
-  const controller = new AbortController()
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, request.timeoutMs)
-  const onAbort = () => controller.abort()
-  signal.addEventListener('abort', onAbort, { once: true })
+  let reply: OutboundReply
   try {
-    const { status, headers, text } = await exchange(request, controller.signal)
-    if (status < 200 || status > 299) {
-      throw new Error(
-        redact(describeHttpFailure({ ...request, status, headers, body: text }), request.secrets),
-      )
-    }
-    return parseJson(provider, text)
-  } catch (err) {
-    if (timedOut) throw timeoutError(provider, request.timeoutMs)
-    if (signal.aborted) throw abortError(provider, signal)
-    throw err
-  } finally {
-    clearTimeout(timer)
-    signal.removeEventListener('abort', onAbort)
-  }
-}
-
-interface RawReply {
-  status: number
-  headers: Headers
-  text: string
-}
-
-async function exchange(request: JsonPost, signal: AbortSignal): Promise<RawReply> {
-  let response: Response
-  try {
-    response = await fetch(request.url, {
+    reply = await fetchReply({
+      url: request.url,
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...request.headers },
       body: JSON.stringify(request.body),
-      signal,
       redirect: 'error',
+      timeoutMs: request.timeoutMs,
+      signal,
     })
-  } catch (err) {
-    if (signal.aborted) throw err
-    throw transportError(request, err)
+  } catch (error) {
+    throw failureError(request, error)
   }
-  const text = await readBounded(request.provider, response)
-  return { status: response.status, headers: response.headers, text }
+  const { status, headers, text } = reply
+  if (status < 200 || status > 299) {
+    throw new Error(redact(describeHttpFailure({ ...request, status, headers, body: text }), request.secrets))
+  }
+  return parseJson(provider, text)
 }
 
-async function readBounded(provider: string, response: Response): Promise<string> {
-  if (!response.body) return ''
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of response.body) {
-    size += chunk.byteLength
-    if (size > MAX_REPLY_BYTES) {
-      await response.body.cancel().catch(() => {})
-      throw new Error(`${provider}: the reply is larger than ${MAX_REPLY_BYTES / 1024 / 1024} MB`)
-    }
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
+function failureError(request: JsonPost, error: unknown): unknown {
+  if (!(error instanceof OutboundFailure)) return error
+  const { provider } = request
+  if (error.kind === 'timeout') return timeoutError(provider, request.timeoutMs)
+  if (error.kind === 'aborted') return abortError(provider, request.signal)
+  if (error.kind === 'too-large') return new Error(`${provider}: ${error.message}`)
+  const hint = request.unreachableHint ? ` (${request.unreachableHint})` : ''
+  const where = redactUrl(request.url, BASE_URL_FALLBACK)
+  return new Error(redact(`${provider}: could not reach ${where}: ${error.message}${hint}`, request.secrets))
 }
 
 function parseJson(provider: string, text: string): unknown {
@@ -100,13 +67,4 @@ function parseJson(provider: string, text: string): unknown {
     const kind = text.trim() === '' ? 'an empty body' : 'a body that is not JSON'
     throw new Error(`${provider}: malformed reply: the server sent ${kind}`)
   }
-}
-
-function transportError(request: JsonPost, err: unknown): Error {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause
-  const code = typeof cause?.code === 'string' ? cause.code : undefined
-  const reason = code ?? (typeof cause?.message === 'string' ? cause.message : (err as Error)?.message)
-  const hint = request.unreachableHint ? ` (${request.unreachableHint})` : ''
-  const message = `${request.provider}: could not reach ${safeUrl(request.url)}: ${reason ?? 'connection failed'}${hint}`
-  return new Error(redact(message, request.secrets))
 }

@@ -4,8 +4,8 @@
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { defineProvider } from '../../kernel/contracts/provider.ts'
+import { vendorMessage } from '../../kernel/http-client.ts'
 import { ChatProviderInstance, type ChatReply, requireString } from '../common/chat-instance.ts'
-import { vendorMessage } from '../common/failure.ts'
 import { postJson } from '../common/http.ts'
 import {
   apiKeyOptions,

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { configFilePath, loadConfig } from '../../config/load.ts'
-import { maskSecrets } from '../../config/mask.ts'
 import { isDictumError } from '../../kernel/errors.ts'
+import { maskSecrets } from '../../kernel/secrets.ts'
 import { tempDir } from '../helpers/build.ts'
 
 function writeConfig(dir: string, value: unknown, name = 'config.json'): string {

@@ -85,7 +85,7 @@ t.test("an engine's own errors: DictumErrors kept, others become ENGINE_FAILED",
   t.teardown(() => runner.close())
   const plain = (await runner.transcribe(request(5, 'throw')).catch((e) => e)) as DictumError
   t.equal(plain.code, 'ENGINE_FAILED')
-  t.equal(plain.message, 'Speech engine failed: fake: the fake engine was asked to fail.')
+  t.equal(plain.message, 'Speech engine failed: fake: transcribe: the fake engine was asked to fail.')
   const own = (await runner.transcribe(request(5, 'throw-dictum')).catch((e) => e)) as DictumError
   t.equal(own.code, 'MODEL_INVALID')
   t.equal(own.message, 'Model is missing files or corrupt: fake model is broken.')

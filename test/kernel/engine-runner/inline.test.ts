@@ -122,7 +122,7 @@ t.test('isolation none: engine errors are translated; an aborted signal is refus
   t.equal((await runner.transcribe(request(3))).text, 'fake 3 samples')
   await t.rejects(runner.transcribe(request(1, 'throw')), {
     code: 'ENGINE_FAILED',
-    message: 'Speech engine failed: fake: the fake engine was asked to fail.',
+    message: 'Speech engine failed: fake: transcribe: the fake engine was asked to fail.',
   })
   await t.rejects(runner.transcribe(request(1, 'throw-dictum')), { code: 'MODEL_INVALID' })
   await t.rejects(runner.transcribe(request(1), AbortSignal.abort()), { name: 'AbortError' })

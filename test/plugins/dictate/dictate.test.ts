@@ -77,7 +77,7 @@ t.test(
     })
     const failed = (await injectJson(fails, 'POST', '/v1/dictate', { path: JFK })).body
     t.match(failed, { rawText: 'hello there', finalText: 'hello there', wasAIProcessed: false, stored: true })
-    t.match(failed.aiProcessingError, /^AI provider failed: Fixture Upper: upstream said 401/)
+    t.match(failed.aiProcessingError, /^AI provider failed: Fixture Upper: process: upstream said 401/)
     t.notMatch(failed.aiProcessingError, /sk-hidden-999/)
 
     const slow = await build(t, {

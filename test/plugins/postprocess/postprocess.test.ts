@@ -61,7 +61,7 @@ t.test('provider failure: 400 naming the provider, never the API key', async (t)
   const res = await injectJson(app, 'POST', '/v1/postprocess', { text: 'x' })
   t.equal(res.status, 400)
   t.equal(res.body.code, 'PROVIDER_FAILED')
-  t.match(res.body.error, /^AI provider failed: Fixture Upper: upstream said 401/)
+  t.match(res.body.error, /^AI provider failed: Fixture Upper: process: upstream said 401/)
   t.notMatch(JSON.stringify(res.body), /sk-very-secret-123/)
 })
 

@@ -1,5 +1,7 @@
 import t from 'tap'
-import { describeHttpFailure, redact, safeUrl, vendorMessage } from '../../../providers/common/failure.ts'
+import { redactUrl, vendorMessage } from '../../../kernel/http-client.ts'
+import { redact } from '../../../kernel/secrets.ts'
+import { BASE_URL_FALLBACK, describeHttpFailure } from '../../../providers/common/failure.ts'
 
 const base = { provider: 'demo', url: 'https://api.example.com/v1/chat?key=abc', headers: new Headers() }
 
@@ -71,9 +73,12 @@ t.test('redact removes the configured secrets and key-shaped strings', async (t)
   )
 })
 
-t.test('safeUrl drops credentials, query and fragment', async (t) => {
-  t.equal(safeUrl('https://user:pw@host.example:8443/v1/x?api_key=s#f'), 'https://host.example:8443/v1/x')
-  t.equal(safeUrl('not a url'), 'the configured baseUrl')
+t.test('redactUrl drops credentials, query and fragment', async (t) => {
+  t.equal(
+    redactUrl('https://user:pw@host.example:8443/v1/x?api_key=s#f', BASE_URL_FALLBACK),
+    'https://host.example:8443/v1/x',
+  )
+  t.equal(redactUrl('not a url', BASE_URL_FALLBACK), 'the configured baseUrl')
 })
 
 t.test('secrets are taken out before a long message is shortened (no key cut in two)', async (t) => {

@@ -1,0 +1,79 @@
+/**
+ * One secrets module, one pattern of secret names (issue 12 item 4): `dictum config` masks and error messages
+ * redact the same names, a variable's name (`apiKeyEnv`) is not a secret, a variable's value is.
+ */
+import t from 'tap'
+import { isSecretName, maskSecrets, redact, redactError, secretValues } from '../../kernel/secrets.ts'
+import { build, injectJson } from '../helpers/build.ts'
+import { deadUrl } from '../helpers/vendor-servers/provider-harness.ts'
+
+t.test('one pattern of secret names, for config keys, header names and environment variables', async (t) => {
+  for (const name of [
+    'apiKey',
+    'api_key',
+    'apikey',
+    'X-Api-Key',
+    'token',
+    'GITHUB_TOKEN',
+    'OPENAI_API_KEY',
+  ]) {
+    t.ok(isSecretName(name), `${name} holds a secret`)
+  }
+  for (const name of ['MY_CLAUDE_KEY', 'Authorization', 'password', 'clientSecret']) {
+    t.ok(isSecretName(name), `${name} holds a secret`)
+  }
+  for (const name of ['apiKeyEnv', 'maxTokens', 'tokens', 'monkey', 'keyHint', 'baseUrl', 'secretOptions']) {
+    t.notOk(isSecretName(name), `${name} holds no secret`)
+  }
+})
+
+t.test('what dictum config masks is what error messages redact', async (t) => {
+  const options = {
+    baseUrl: 'http://localhost:1',
+    apiKey: 'key-value-0001',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    nested: { accessToken: 'token-value-0002', maxTokens: 5 },
+  }
+  const masked = maskSecrets(options)
+  t.same(masked, { ...options, apiKey: '***', nested: { accessToken: '***', maxTokens: 5 } })
+  t.same(secretValues(options), ['key-value-0001', 'token-value-0002'], 'the same two values')
+  const message = 'sent key-value-0001 and token-value-0002, read OPENAI_API_KEY'
+  t.equal(redact(message, secretValues(options)), 'sent [redacted] and [redacted], read OPENAI_API_KEY')
+})
+
+t.test("a provider's secretOptions are secret to both, whatever their name", async (t) => {
+  const options = { passphrase: 'open-sesame-42', model: 'm' }
+  t.same(maskSecrets(options, ['passphrase']), { passphrase: '***', model: 'm' })
+  t.same(secretValues(options, ['passphrase']), ['open-sesame-42'])
+  t.same(secretValues(options), [], 'not a secret by its name alone')
+})
+
+t.test('redactError keeps the error when it holds no secret, else a redacted copy', async (t) => {
+  const clean = new Error('nothing to hide')
+  t.equal(redactError(clean, ['s3cret-value']), clean)
+  const leaky = new TypeError('sent s3cret-value')
+  const copy = redactError(leaky, ['s3cret-value']) as Error
+  t.not(copy, leaky)
+  t.equal(copy.name, 'TypeError')
+  t.equal(copy.message, 'sent [redacted]')
+  t.notMatch(String(copy.stack), /s3cret-value/)
+})
+
+t.test("a provider's error keeps the name of the variable it reads its key from", async (t) => {
+  // Before: the registry took every option whose name contained "key" for a secret, so the message said
+  // "set apiKey or the *** environment variable".
+  const saved = process.env.ANTHROPIC_API_KEY
+  delete process.env.ANTHROPIC_API_KEY
+  t.teardown(() => {
+    if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved
+  })
+  const app = await build(t, {
+    ai: { provider: 'anthropic', providers: { anthropic: { baseUrl: await deadUrl() } } },
+  })
+  const res = await injectJson(app, 'POST', '/v1/postprocess', { text: 'hello' })
+  t.equal(res.status, 400)
+  t.equal(
+    res.body.error,
+    'AI provider failed: Anthropic: process: no API key: set apiKey or the ANTHROPIC_API_KEY environment variable.',
+  )
+})
