@@ -1,6 +1,6 @@
 /**
  * An example engine for dictum: it does not recognise speech, it reports the loud stretches of the audio
- * ("2 loud parts"), with a segment for each. Small, deterministic and free of native code, so it shows the
+ * ("loud part 1, loud part 2"), with a segment for each. Small, deterministic and free of native code, so it shows the
  * plugin SDK without a model: the definition, options with a TypeBox schema, capabilities, a probe, and an
  * instance that loads, transcribes and closes. Load it with config `"plugins": ["<path to this folder>"]`
  * and select it with `"speech": {"engine": "example-energy"}`.
@@ -52,11 +52,12 @@ export default defineEngine({
         signal?.throwIfAborted()
         if (!loaded) throw errors.ENGINE_FAILED('example-energy: transcribe before load')
         const parts = loudParts(request.samples, options.threshold, options.windowSeconds)
-        const text = parts.length === 0 ? '' : `${parts.length} loud ${parts.length === 1 ? 'part' : 'parts'}`
+        const segments = parts.map((part, i) => ({ text: `loud part ${i + 1}`, ...part }))
+        // The text says what the segments say: subtitles are written from segments, transcripts from text.
         return {
-          text,
+          text: segments.map((segment) => segment.text).join(', '),
           confidence: parts.length === 0 ? null : 1,
-          segments: parts.map((part, i) => ({ text: `loud part ${i + 1}`, ...part })),
+          segments,
         }
       },
       async close() {

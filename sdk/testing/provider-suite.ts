@@ -1,13 +1,17 @@
 /**
  * The conformance suite every AI post-processing provider runs (built-in ones and test fakes alike): the
  * definition is well formed, the options schema accepts the given options, an instance processes text,
- * honours an aborted signal, and closes twice without complaint.
+ * honours an aborted signal, and closes twice without complaint. The capabilities decide the prompt check:
+ * the kernel passes a prompt (per-app or configured) to every provider, so one that declares `usesPrompt`
+ * must take it and one that does not must ignore it. `local` is reported, not exercised (the suite cannot
+ * see where a provider's requests go).
  */
 
 import os from 'node:os'
 import { Kind } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { ProviderDefinition, ProviderInstance } from '../../kernel/contracts/provider.ts'
+import { TRANSCRIPT_PLACEHOLDER } from '../plugin.ts'
 import type { ConformanceTest as Test } from './conformance-test.ts'
 
 export interface ProviderContractCase {
@@ -23,9 +27,19 @@ export interface ProviderContractCase {
    * the suite also checks that aborting the signal mid-request rejects.
    */
   hangingOptions?: Record<string, unknown>
+  /** The prompt sent with `text` (default: {@link SAMPLE_PROMPT}). */
+  prompt?: string
+  /**
+   * What `process` must return for `text` under `prompt`, when the provider can say (a test server that
+   * echoes the request): shows that a provider declaring `usesPrompt` uses it.
+   */
+  expectPromptedText?: string | RegExp
 }
 
 const DEFAULT_TEXT = 'um hello world this is a test'
+/** A prompt as a user writes one in `ai.appPrompts`: instructions around the transcript placeholder. */
+export const SAMPLE_PROMPT = `Fix the punctuation of this note, reply with the text only: ${TRANSCRIPT_PLACEHOLDER}`
+const SAMPLE_APP = 'Notes'
 
 export async function runProviderContract(t: Test, contract: ProviderContractCase): Promise<void> {
   const { definition } = contract
@@ -57,6 +71,27 @@ export async function runProviderContract(t: Test, contract: ProviderContractCas
     t.ok(result.model.trim(), 'the model is not blank')
     if (contract.expectText !== undefined)
       t.match(result.text, contract.expectText, 'returns the expected text')
+  })
+
+  await t.test(`${definition.id}: a prompt (capabilities.usesPrompt)`, async (t: Test) => {
+    const { usesPrompt } = definition.capabilities(options as never)
+    const instance = await createInstance(t, definition, options)
+    await instance.load?.()
+    const signal = new AbortController().signal
+    const prompt = contract.prompt ?? SAMPLE_PROMPT
+    const prompted = await attempt(t, 'process with a prompt', () =>
+      instance.process({ text, prompt, appName: SAMPLE_APP }, signal),
+    )
+    if (!prompted) return
+    if (usesPrompt) {
+      t.ok(typeof prompted.text === 'string' && prompted.text.trim(), 'returns text under a prompt')
+      t.ok(typeof prompted.model === 'string' && prompted.model.trim(), 'names the model under a prompt')
+      if (contract.expectPromptedText !== undefined)
+        t.match(prompted.text, contract.expectPromptedText, 'the prompt is used')
+    } else {
+      const plain = await instance.process({ text }, signal)
+      t.equal(prompted.text, plain.text, 'the prompt is ignored (capabilities.usesPrompt is false)')
+    }
   })
 
   await t.test(`${definition.id}: an aborted signal rejects`, async (t: Test) => {
@@ -129,6 +164,16 @@ export async function createInstance(
   const instance = await definition.create({ options: options as never, dataDir: os.tmpdir(), logger: quiet })
   t.teardown(() => instance.close?.())
   return instance
+}
+
+/** The work's value, or undefined after a failure saying what threw. */
+async function attempt<T>(t: Test, what: string, work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work()
+  } catch (err) {
+    t.fail(`${what} threw: ${(err as Error)?.message ?? err}`)
+    return undefined
+  }
 }
 
 /** The Error a promise rejects with; fails the test when it resolves. */

@@ -24,6 +24,8 @@ await runProviderContract(t, {
   text: 'hello world',
   expectText: 'HELLO WORLD',
   hangingOptions: { baseUrl: silent.url, apiKey: KEY },
+  // The mock model answers the user message in capitals: the template's words show it reached the model.
+  expectPromptedText: /^FIX THE PUNCTUATION OF THIS NOTE, REPLY WITH THE TEXT ONLY: /,
 })
 
 t.beforeEach(() => server.override(null))

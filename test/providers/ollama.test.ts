@@ -15,6 +15,8 @@ await runProviderContract(t, {
   text: 'um hello world',
   expectText: 'UM HELLO WORLD',
   hangingOptions: { baseUrl: silent.url },
+  // The mock model answers the user message in capitals: the template's words show it reached the model.
+  expectPromptedText: /^FIX THE PUNCTUATION OF THIS NOTE, REPLY WITH THE TEXT ONLY: /,
 })
 
 t.beforeEach(() => server.override(null))

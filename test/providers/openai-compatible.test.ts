@@ -35,6 +35,8 @@ await runProviderContract(t, {
   expectText: 'HELLO WORLD THIS IS A TEST',
   text: 'hello world this is a test',
   hangingOptions: { baseUrl: `${silent.url}/v1`, apiKey: KEY },
+  // The mock model answers the user message in capitals: the template's words show it reached the model.
+  expectPromptedText: /^FIX THE PUNCTUATION OF THIS NOTE, REPLY WITH THE TEXT ONLY: /,
 })
 
 t.beforeEach(() => server.override(null))

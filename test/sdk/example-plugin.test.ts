@@ -91,6 +91,6 @@ t.test('dictum serve loads the example through config plugins and transcribes wi
   })
   t.equal(response.status, 200)
   const result = (await response.json()) as { text: string; provider: string }
-  t.equal(result.text, '2 loud parts')
+  t.equal(result.text, 'loud part 1, loud part 2')
   t.equal(result.provider, 'Example: loud parts')
 })

@@ -15,4 +15,9 @@ function twoBursts() {
   return samples
 }
 
-await runEngineContract(t, { definition, options: {}, samples: twoBursts(), expectText: '2 loud parts' })
+await runEngineContract(t, {
+  definition,
+  options: {},
+  samples: twoBursts(),
+  expectText: 'loud part 1, loud part 2',
+})
