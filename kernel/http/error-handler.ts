@@ -41,8 +41,18 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   const where = { reqId: request.id, method: request.method, url: request.url.split('?')[0] }
   if (translated.statusCode >= 500) request.log.error({ ...where, err: error }, 'request failed')
   else request.log.debug({ ...where, code: translated.code }, translated.message)
-  if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
+  closeIfBodyUnread(translated, request, reply)
   return reply.code(translated.statusCode).send(errorBody(translated))
+}
+
+/**
+ * An error answered before the request's body was read (too large, refused mid-form, no upload slot) closes
+ * the connection: otherwise Node reads and discards the rest of the body to keep the connection alive.
+ */
+export function closeIfBodyUnread(error: DictumError, request: FastifyRequest, reply: FastifyReply): void {
+  // `complete` is Node's: the whole request was received. (Injected requests have none.)
+  if (error.code === 'REQUEST_TOO_LARGE' || request.raw.complete === false)
+    reply.header('Connection', 'close')
 }
 
 /**

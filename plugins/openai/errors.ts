@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { type DictumError, errors } from '../../kernel/errors.ts'
-import { toDictumError } from '../../kernel/http/error-handler.ts'
+import { closeIfBodyUnread, toDictumError } from '../../kernel/http/error-handler.ts'
 
 /** @fastify/multipart's errors, translated into the catalogue once. */
 function multipartError(error: FastifyError): DictumError | null {
@@ -49,7 +49,7 @@ export function openAiErrorHandler(
   const translated = multipartError(error as FastifyError) ?? toDictumError(error, request)
   if (translated.statusCode >= 500) request.log.error({ err: error }, 'request failed')
   else request.log.debug({ code: translated.code }, translated.message)
-  if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
+  closeIfBodyUnread(translated, request, reply)
   if (translated.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
   return reply.code(translated.statusCode).send(openAiErrorBody(translated))
 }

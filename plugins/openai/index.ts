@@ -11,21 +11,18 @@ import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { openAiErrorHandler } from './errors.ts'
-import { readTranscriptionForm } from './form.ts'
+import { formLimit, readTranscriptionForm } from './form.ts'
 import { chooseModel } from './model-choice.ts'
 import { listModelEntries } from './models.ts'
 import { transcriptionParams } from './params.ts'
 import { formatTranscript } from './responses.ts'
 import { ModelEntrySchema, ModelListSchema, OpenAiErrorSchema } from './schemas.ts'
 
-/** Room for the form's other fields and part headers beside the audio file. */
-const FORM_OVERHEAD_BYTES = 1024 * 1024
-
 /** 413 from Content-Length before reading anything, as on every other audio upload. */
 function rejectOversized(configStore: ConfigStore) {
   return async (request: FastifyRequest) => {
     const length = Number(request.headers['content-length'])
-    if (Number.isFinite(length) && length > configStore.current.api.audioBodyLimit + FORM_OVERHEAD_BYTES) {
+    if (Number.isFinite(length) && length > formLimit(configStore.current.api.audioBodyLimit)) {
       throw errors.REQUEST_TOO_LARGE()
     }
   }
