@@ -28,6 +28,7 @@ import { errorBody, errors } from './errors.ts'
 import { accessLog } from './http/access-log.ts'
 import { clientErrorHandler, errorHandler, frameworkErrors } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
+import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './http/request-timeout.ts'
 import { RoutesTable } from './http/routes-table.ts'
 import { logStream } from './log-destination.ts'
 import type { ModelManager } from './models/manager.ts'
@@ -81,6 +82,7 @@ export async function buildApp(
     clientErrorHandler,
     exposeHeadRoutes: false,
     return503OnClosing: true,
+    http: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     forceCloseConnections: 'idle',
     // Requests share the app logger instead of a pino child each (which costs ~10% of a small request's
     // time); the few per-request lines (errors) carry `reqId` themselves.
@@ -100,6 +102,8 @@ export async function buildApp(
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })
   app.addHook('onClose', async () => closeContainer(container))
+  applyRequestTimeout(app.server, config.api)
+  container.cradle.configStore.onChange((next) => applyRequestTimeout(app.server, next.api))
 
   const routes = new RoutesTable()
   app.addHook('onRoute', (route) => routes.add(route.url, route.method as string | string[]))

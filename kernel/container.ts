@@ -15,6 +15,7 @@ import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
+import { UploadSlots } from './http/upload-slots.ts'
 import { ModelManager } from './models/manager.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
@@ -40,6 +41,7 @@ export interface Cradle {
   vad: VadService
   transcription: TranscriptionService
   dictation: DictationService
+  uploads: UploadSlots
 }
 
 export type DictumContainer = AwilixContainer<Cradle>
@@ -84,6 +86,7 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     vad: asClass(VadService).singleton(),
     transcription: asClass(TranscriptionService).singleton(),
     dictation: asClass(DictationService).singleton(),
+    uploads: asClass(UploadSlots).singleton(),
   })
   return container
 }

@@ -29,14 +29,14 @@ function rejectOversized(configStore: ConfigStore) {
 }
 
 export const openaiRoutes = routePlugin('openai', async (app) => {
-  const { transcription, history, configStore, engines, models, dictionary } = app.dictum
+  const { transcription, history, configStore, engines, models, dictionary, uploads } = app.dictum
   const startedAt = Math.floor(Date.now() / 1000)
   await app.register(multipart, { throwFileSizeLimit: true })
   app.setErrorHandler(openAiErrorHandler)
 
   app.post(
     '/audio/transcriptions',
-    { onRequest: rejectOversized(configStore) },
+    { onRequest: [rejectOversized(configStore), uploads.claim] },
     async (request, reply: FastifyReply) => {
       const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
       const params = transcriptionParams(form.fields)
