@@ -63,8 +63,14 @@ function externalMemory(): number {
 }
 
 t.test('a stalled upload gets 408 and its connection is closed', async (t) => {
-  const app = await build(t, { api: { requestTimeoutMs: 1000 } })
+  const app = await build(t)
   const port = await listen(t, app)
+  // Applied live, as a config file edit does (default 60 s).
+  const { configStore } = app.dictum
+  await configStore.update({
+    ...configStore.current,
+    api: { ...configStore.current.api, requestTimeoutMs: 1000 },
+  })
   const routes: Array<[string, string]> = [
     ['/v1/transcribe', 'audio/wav'],
     ['/v1/dictate', 'application/json'],
