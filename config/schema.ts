@@ -37,6 +37,17 @@ export const ApiSchema = Type.Object(
       default: 25_000_000,
       description: 'Request body limit (bytes) of audio uploads such as /v1/transcribe.',
     }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 60_000,
+      description:
+        'A request (headers and body) not received within this time is answered 408 and its connection closed.',
+    }),
+    maxConcurrentUploads: Type.Integer({
+      minimum: 1,
+      default: 16,
+      description: 'Audio uploads received at once; more are answered 503 with Retry-After.',
+    }),
   },
   { additionalProperties: false, default: {} },
 )

@@ -19,8 +19,9 @@ import { buildContainer, type Cradle, closeContainer, type DictumContainer } fro
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
 import { errorBody, errors } from './errors.ts'
 import { accessLog } from './http/access-log.ts'
-import { clientErrorHandler, errorHandler, frameworkErrors } from './http/error-handler.ts'
+import { clientErrorHandler, closeIfBodyUnread, errorHandler, frameworkErrors } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
+import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './http/request-timeout.ts'
 import { RoutesTable } from './http/routes-table.ts'
 import { logStream } from './log-destination.ts'
 import { checkPluginConfig } from './plugin-options.ts'
@@ -72,6 +73,7 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
     clientErrorHandler,
     exposeHeadRoutes: false,
     return503OnClosing: true,
+    http: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     forceCloseConnections: 'idle',
     // Requests share the app logger instead of a pino child each (which costs ~10% of a small request's
     // time); the few per-request lines (errors) carry `reqId` themselves.
@@ -96,11 +98,14 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })
   app.addHook('onClose', async () => closeContainer(container, options.features))
+  applyRequestTimeout(app.server, config.api)
+  container.cradle.configStore.onChange((next) => applyRequestTimeout(app.server, next.api))
 
   const routes = new RoutesTable()
   app.addHook('onRoute', (route) => routes.add(route.url, route.method as string | string[]))
   app.addHook('onRequest', createGuard(container.cradle.configStore))
   app.addHook('onResponse', accessLog(container.cradle.configStore))
+  app.addHook('onSend', closeIfBodyUnread)
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler(async (request, reply) => {
     const allowed = routes.allowed(request.url.split('?')[0] ?? '')

@@ -20,6 +20,7 @@ import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
+import { UploadSlots } from './http/upload-slots.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
 import { type Db, openDatabase } from './storage/database.ts'
@@ -36,6 +37,7 @@ export interface Cradle {
   runnerFactory: RunnerFactory
   engines: EngineRegistry
   providers: ProviderRegistry
+  uploads: UploadSlots
 }
 
 /**
@@ -95,6 +97,7 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     runnerFactory: asValue(options.runnerFactory ?? createEngineRunner),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
+    uploads: asClass(UploadSlots).singleton(),
   })
   for (const feature of options.features) if (feature.services) container.register(feature.services as never)
   if (options.services) container.register(options.services as never)

@@ -28,6 +28,7 @@ const catalogue = {
   MALFORMED_REQUEST: { status: 400, message: 'Bad request: the HTTP request is malformed.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large.' },
   REQUEST_TIMEOUT: { status: 408, message: 'Request timeout: the request was not received in time.' },
+  TOO_MANY_UPLOADS: { status: 503, message: (d) => `Too many uploads at once: ${d}` },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },

@@ -1,9 +1,10 @@
 /**
  * The API's TCP listener, opened and closed as config `api.enabled`, `api.host` and `api.port` say — also
  * while running, when a config edit changes them. Closing stops accepting and drops idle keep-alive sockets;
- * requests in flight finish.
+ * requests in flight finish, and each of their sockets closes as its last response ends (`Connection: close`),
+ * instead of staying open until the client's keep-alive times out.
  */
-import type { Server } from 'node:http'
+import type { Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { DictumConfig } from '../config/schema.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
@@ -15,10 +16,24 @@ export class ApiListener {
   readonly #server: Server
   readonly #logger: PluginLogger
   #bound: { host: string; port: number } | null = null
+  /** Responses not yet finished, to mark `Connection: close` when closing starts. */
+  readonly #inFlight = new Set<ServerResponse>()
+  #closing = false
 
   constructor(server: Server, logger: PluginLogger) {
     this.#server = server
     this.#logger = logger
+    // Before Fastify's own listener, so a request arriving while closing is marked before it is answered.
+    server.prependListener('request', (_request, response: ServerResponse) => {
+      if (this.#closing) lastResponse(response)
+      this.#inFlight.add(response)
+      response.once('close', () => this.#inFlight.delete(response))
+    })
+  }
+
+  /** Requests being answered (for the shutdown log). */
+  get inFlight(): number {
+    return this.#inFlight.size
   }
 
   /** The address listened on, or null while closed. */
@@ -59,14 +74,31 @@ export class ApiListener {
     }
   }
 
+  /**
+   * Stops accepting, drops idle keep-alive sockets, and closes every other socket as its last response ends.
+   * Resolves once every socket is closed: as long as requests run, unless `closeAllConnections` cuts them.
+   */
   async close(): Promise<void> {
     if (!this.#bound) return
     this.#bound = null
+    this.#closing = true
+    for (const response of this.#inFlight) lastResponse(response)
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()))
     this.#server.closeIdleConnections()
     await closed
+    this.#closing = false
     this.#logger.info({}, 'dictum API listener closed')
   }
+
+  /** Destroys every socket, answered or not (the end of a shutdown's grace). */
+  closeAllConnections(): void {
+    this.#server.closeAllConnections()
+  }
+}
+
+/** Node closes the socket once this response is sent, instead of keeping it alive for another request. */
+function lastResponse(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('Connection', 'close')
 }
 
 const FIX_PORT = 'choose another with --port, DICTUM_PORT or api.port in the config file'

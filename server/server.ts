@@ -79,12 +79,45 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     closing ??= (async () => {
       watcher.close()
       await reloading.catch(() => {})
-      await listener.close()
+      await drainRequests(app, listener)
       await app.close()
     })()
     return closing
   }
   return { app, listener, reload, close }
+}
+
+/** Requests in flight when shutdown starts get this long to finish on their own. */
+export const SHUTDOWN_GRACE_MS = 5000
+/** After the engines are stopped, this long for the failed requests' answers to be written. */
+const ANSWER_GRACE_MS = 2000
+
+/**
+ * The bounded part of a shutdown: stop accepting and let the requests in flight finish (each socket closes as
+ * its last response ends); after SHUTDOWN_GRACE_MS stop the engines (busy engine processes are killed, their
+ * requests answer 503 "the engine was closed"), and after ANSWER_GRACE_MS more destroy what is still open (a
+ * stalled upload, a slow client). The engines are stopped here, not left to `app.close()`: Fastify's close
+ * waits for every connection before it runs the hook that closes them.
+ */
+async function drainRequests(app: DictumApp, listener: ApiListener): Promise<void> {
+  const drained = listener.close()
+  if (await settlesWithin(drained, SHUTDOWN_GRACE_MS)) return
+  app.log.warn(
+    { requests: listener.inFlight, graceMs: SHUTDOWN_GRACE_MS },
+    'requests still running at shutdown: stopping the engines',
+  )
+  await app.dictum.engines.close()
+  if (await settlesWithin(drained, ANSWER_GRACE_MS)) return
+  listener.closeAllConnections()
+  await drained
+}
+
+function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer))
 }
 
 /**

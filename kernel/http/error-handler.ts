@@ -52,10 +52,20 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   const where = { reqId: request.id, method: request.method, url: request.url.split('?')[0] }
   if (translated.statusCode >= 500) request.log.error({ ...where, err: error }, 'request failed')
   else request.log.debug({ ...where, code: translated.code }, translated.message)
-  if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
   const retryAfter = errorCatalogue[translated.code].retryAfterSeconds
   if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
   return reply.code(translated.statusCode).send(errorBody(translated))
+}
+
+/**
+ * An answer sent before the request's body was read to its end (too large, refused mid-form, no upload slot,
+ * a form the parser gave up on) closes the connection: otherwise Node reads and discards the rest of the body
+ * to keep the connection alive, and a client's next request on it waits behind a stalled body. An `onSend`
+ * hook of the whole app, so every answer, success or error, of every route is covered.
+ */
+export async function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // `complete` is Node's: the whole request was received. (Injected requests have none.)
+  if (request.raw.complete === false) reply.header('Connection', 'close')
 }
 
 /**

@@ -47,11 +47,12 @@ function boundedText(value: string, field: string): string {
 export const dictateRoutes = routePlugin('dictate', async (app) => {
   // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
   useShallowJson(app, 'INVALID_AUDIO_JSON', { base64Fields: ['audioBase64'] })
-  const { dictation, configStore } = app.dictum
+  const { dictation, configStore, uploads } = app.dictum
   app.post(
     '/dictate',
     {
       bodyLimit: configStore.current.api.audioBodyLimit,
+      onRequest: uploads.claim,
       schema: { response: { 200: DictationResultSchema } },
       config: { jsonError: 'INVALID_AUDIO_JSON' },
     },

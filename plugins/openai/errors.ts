@@ -54,7 +54,6 @@ export function openAiErrorHandler(
   const translated = multipartError(error as FastifyError) ?? toDictumError(error, request)
   if (translated.statusCode >= 500) request.log.error({ err: error }, 'request failed')
   else request.log.debug({ code: translated.code }, translated.message)
-  if (translated.code === 'REQUEST_TOO_LARGE') reply.header('Connection', 'close')
   if (translated.code === 'UNAUTHORIZED') reply.header('WWW-Authenticate', 'Bearer')
   return reply.code(translated.statusCode).send(openAiErrorBody(translated))
 }

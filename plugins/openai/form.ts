@@ -1,10 +1,12 @@
 /**
  * Reads the multipart form of `POST /v1/audio/transcriptions`: the `file` part into memory (bounded by the
  * audio body limit), every other field as strings (repeated fields such as `timestamp_granularities[]` keep
- * all their values, under the name without `[]`).
+ * all their values, under the name without `[]`). The form carries one file part; every part, file and
+ * fields, counts against the body limit, so a chunked body (no Content-Length) is bounded as well.
  */
 import type { FastifyRequest } from 'fastify'
 import { errors } from '../../kernel/errors.ts'
+import { secondFilePart } from '../transcribe/input.ts'
 
 export interface UploadedFile {
   data: Buffer
@@ -19,6 +21,13 @@ export interface TranscriptionForm {
 
 /** Form fields are short; a prompt is the longest one clients send. */
 const FIELD_BYTES = 256 * 1024
+/** Room for the form's other fields and part headers beside the audio file. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024
+
+/** The most a form may carry in all: the audio file's limit and room for the other fields. */
+export function formLimit(fileSizeLimit: number): number {
+  return fileSizeLimit + FORM_OVERHEAD_BYTES
+}
 
 export async function readTranscriptionForm(
   request: FastifyRequest,
@@ -31,19 +40,29 @@ export async function readTranscriptionForm(
   }
   const fields = new Map<string, string[]>()
   let file: UploadedFile | null = null
+  let bytes = 0
+  const count = (more: number) => {
+    bytes += more
+    if (bytes > formLimit(fileSizeLimit)) throw errors.REQUEST_TOO_LARGE()
+  }
   const parts = request.parts({ limits: { fileSize: fileSizeLimit, fieldSize: FIELD_BYTES, fields: 64 } })
   for await (const part of parts) {
+    count(Buffer.byteLength(part.fieldname))
     if (part.type === 'file') {
-      // Every file part must be read for the form to go on; only the first `file` is kept.
-      const data = await part.toBuffer()
-      if (part.fieldname === 'file' && file === null) {
-        file = { data, filename: part.filename || 'audio.wav', mimetype: part.mimetype }
+      // Refused before reading it: a second file part is never read into memory.
+      if (file !== null || part.fieldname !== 'file') {
+        throw secondFilePart(part.fieldname, { extra: { param: 'file' } })
       }
+      const data = await part.toBuffer()
+      count(data.length)
+      file = { data, filename: part.filename || 'audio.wav', mimetype: part.mimetype }
       continue
     }
+    const value = String(part.value)
+    count(Buffer.byteLength(value))
     const name = part.fieldname.replace(/\[\]$/, '')
     const values = fields.get(name) ?? []
-    values.push(String(part.value))
+    values.push(value)
     fields.set(name, values)
   }
   if (file === null) {

@@ -12,44 +12,32 @@ import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { openAiErrorHandler } from './errors.ts'
-import { readTranscriptionForm } from './form.ts'
+import { formLimit, readTranscriptionForm } from './form.ts'
 import { chooseModel } from './model-choice.ts'
 import { listModelEntries } from './models.ts'
 import { transcriptionParams } from './params.ts'
 import { formatTranscript } from './responses.ts'
 import { ModelEntrySchema, ModelListSchema, OpenAiErrorSchema } from './schemas.ts'
 
-/** Room for the form's other fields and part headers beside the audio file. */
-const FORM_OVERHEAD_BYTES = 1024 * 1024
-
 /** 413 from Content-Length before reading anything, as on every other audio upload. */
 function rejectOversized(configStore: ConfigStore) {
   return async (request: FastifyRequest) => {
     const length = Number(request.headers['content-length'])
-    if (Number.isFinite(length) && length > configStore.current.api.audioBodyLimit + FORM_OVERHEAD_BYTES) {
+    if (Number.isFinite(length) && length > formLimit(configStore.current.api.audioBodyLimit)) {
       throw errors.REQUEST_TOO_LARGE()
     }
   }
 }
 
-/**
- * The form is read as a stream: when the answer is ready before the body was read to its end (a form the
- * parser gave up on), the connection is closed after the answer. Kept open, the unread rest of the body
- * stalled the connection, and the client's next request on it was never answered.
- */
-async function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (!request.raw.complete) reply.header('Connection', 'close')
-}
-
 export const openaiRoutes = routePlugin('openai', async (app) => {
-  const { transcription, history, configStore, engines, models, dictionary } = app.dictum
+  const { transcription, history, configStore, engines, models, dictionary, uploads } = app.dictum
   const startedAt = Math.floor(Date.now() / 1000)
   await app.register(multipart, { throwFileSizeLimit: true })
   app.setErrorHandler(openAiErrorHandler)
 
   app.post(
     '/audio/transcriptions',
-    { onRequest: rejectOversized(configStore), onSend: closeIfBodyUnread },
+    { onRequest: [rejectOversized(configStore), uploads.claim] },
     async (request, reply: FastifyReply) => {
       const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
       const params = transcriptionParams(form.fields)

@@ -12,11 +12,12 @@ import { TranscriptionService } from './service.ts'
 export const transcribeRoutes = routePlugin('transcribe', async (app) => {
   // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
   useShallowJson(app, 'INVALID_AUDIO_JSON', { base64Fields: ['audioBase64'] })
-  const { transcription, history, configStore } = app.dictum
+  const { transcription, history, configStore, uploads } = app.dictum
   app.post(
     '/transcribe',
     {
       bodyLimit: configStore.current.api.audioBodyLimit,
+      onRequest: uploads.claim,
       schema: { querystring: TranscribeQuerySchema, response: { 200: TranscriptionResultSchema } },
       config: { jsonError: 'INVALID_AUDIO_JSON' },
     },

@@ -3,7 +3,7 @@
  * `audioBase64` (+ `filename`), or the raw audio bytes with `X-Filename` / `Content-Type` as hints.
  * docs/api-decisions.md: a non-empty `path` wins, else `audioBase64` (invalid base64 counts as missing).
  * A multipart form (what `curl -F file=@note.wav` sends, as whisper.cpp's server takes it) is read too: its
- * `file` part is the audio, its other fields count as JSON fields.
+ * `file` part is the audio, its other fields count as JSON fields; any other file part is refused.
  */
 import type { FastifyRequest } from 'fastify'
 import type { AudioSource } from '../../audio/index.ts'
@@ -16,6 +16,14 @@ export interface AudioRequest {
   source: AudioSource
   /** The JSON body's other fields (JSON modes), for routes that take more (appName, language…). */
   fields: Record<string, unknown>
+}
+
+/** A form carries one file part, `file`: the 400 for any other (a second file, or one under another name). */
+export function secondFilePart(name: string, options?: { extra?: Record<string, unknown> }) {
+  return errors.INVALID_REQUEST(
+    `unexpected file part ${JSON.stringify(name.slice(0, 100))}: a form carries one file part, named "file" (the audio).`,
+    options,
+  )
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -65,6 +73,9 @@ async function audioFromForm(body: Buffer, contentType: string): Promise<AudioRe
     throw errors.INVALID_REQUEST('the multipart form could not be read.')
   }
   const file = form.get('file')
+  for (const [name, value] of form) {
+    if (value instanceof Blob && value !== file) throw secondFilePart(name)
+  }
   if (!(file instanceof Blob)) {
     throw errors.INVALID_REQUEST(
       'the form has no "file" part: send the audio as -F file=@audio.wav (OpenAI clients: POST /v1/audio/transcriptions).',
