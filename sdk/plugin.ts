@@ -8,6 +8,8 @@
 
 // TypeBox, which option schemas are written in: the same copy dictum validates them with.
 export { type Static, type TSchema, Type } from '@sinclair/typebox'
+// Audio and model files: 16-bit WAV for engines that send audio on, ONNX model files read without a runtime.
+export { encodeWav16 } from '../audio/wav-encode.ts'
 export {
   type ArchiveKind,
   type Catalog,
@@ -58,6 +60,7 @@ export {
 export { isSecretName, maskUrlCredentials, redact, redactError, secretValues } from '../kernel/secrets.ts'
 // Time limits, abortable waits.
 export { raceAbort, sleep, type TimeLimit, timeLimit } from '../kernel/timeout.ts'
+export { OnnxFileError, readOnnxFile } from '../vad/onnx-file.ts'
 export {
   type ChatPrompt,
   chatMessages,
@@ -67,4 +70,4 @@ export {
   renderPrompt,
   TRANSCRIPT_PLACEHOLDER,
   wrapTranscript,
-} from '../providers/common/prompt.ts'
+} from './prompt.ts'

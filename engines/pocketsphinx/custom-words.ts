@@ -14,7 +14,7 @@
  * - The transcript shows the custom word's `text` (its canonical form) wherever its entry is recognised.
  */
 import { createHash } from 'node:crypto'
-import type { EngineCustomWord as CustomWord } from '../../kernel/contracts/engine.ts'
+import type { EngineCustomWord as CustomWord } from '../../sdk/plugin.ts'
 import type { PronunciationDictionary } from './pronunciations.ts'
 
 /** λ: the custom model's share of the interpolated language model. */

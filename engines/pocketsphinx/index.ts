@@ -3,7 +3,8 @@
  * model of `pocketsphinx-en-us`. Small and fast, less accurate than the sherpa-onnx models. Custom words are
  * added to its dictionary and favoured by its language model (custom-words.ts).
  */
-import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
+
+import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
 import { PocketsphinxEngine } from './instance.ts'
 import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from './options.ts'

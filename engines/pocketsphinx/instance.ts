@@ -1,10 +1,10 @@
-import type {
-  EngineContext,
-  EngineInstance,
-  EngineTranscribeRequest,
-  EngineTranscribeResult,
-} from '../../kernel/contracts/engine.ts'
-import { errors } from '../../kernel/errors.ts'
+import {
+  type EngineContext,
+  type EngineInstance,
+  type EngineTranscribeRequest,
+  type EngineTranscribeResult,
+  errors,
+} from '../../sdk/plugin.ts'
 import { type BiasPlan, planBias, unknownWords } from './custom-words.ts'
 import type { PocketsphinxDecoder } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'

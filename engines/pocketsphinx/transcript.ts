@@ -6,7 +6,8 @@
  * with the decoder's logmath) and clamped to 0..1. No words recognised: text '' and confidence null.
  * (The whole-utterance probability is not used: it tends to 0 as utterances get longer.)
  */
-import type { EngineTranscribeResult, TranscriptWord } from '../../kernel/contracts/engine.ts'
+
+import type { EngineTranscribeResult, TranscriptWord } from '../../sdk/plugin.ts'
 import type { Decoded } from './decoder.ts'
 
 /** pocketsphinx's default frame rate (`-frate 100`): one frame every 10 ms. */

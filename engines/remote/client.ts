@@ -3,9 +3,16 @@
  * (multipart form, time limit, the caller's AbortSignal, bounded reply), and every failure turned into a catalogue error that names the server and the status,
  * with the API key redacted. Whether to try again is decided by the caller from {@link RemoteFailure}.
  */
-import { type DictumError, errors } from '../../kernel/errors.ts'
-import { fetchReply, OutboundFailure, type OutboundReply, vendorMessage } from '../../kernel/http-client.ts'
-import { redact } from '../../kernel/secrets.ts'
+
+import {
+  type DictumError,
+  errors,
+  fetchReply,
+  OutboundFailure,
+  type OutboundReply,
+  redact,
+  vendorMessage,
+} from '../../sdk/plugin.ts'
 import { isRetryableStatus, retryAfterMs } from './retry.ts'
 
 export interface Upload {

@@ -3,7 +3,8 @@
  * server, another dictum) by `baseUrl`. The audio leaves this machine when `baseUrl` is not local: the display
  * name says where it goes. No native code, so it runs in the API process.
  */
-import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
+
+import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
 import { RemoteEngine } from './instance.ts'
 import {
   keyEnvName,

@@ -1,12 +1,12 @@
-import { encodeWav16 } from '../../audio/wav-encode.ts'
-import type {
-  EngineContext,
-  EngineInstance,
-  EngineTranscribeRequest,
-  EngineTranscribeResult,
-} from '../../kernel/contracts/engine.ts'
-import { errors } from '../../kernel/errors.ts'
-import { sleep } from '../../kernel/timeout.ts'
+import {
+  type EngineContext,
+  type EngineInstance,
+  type EngineTranscribeRequest,
+  type EngineTranscribeResult,
+  encodeWav16,
+  errors,
+  sleep,
+} from '../../sdk/plugin.ts'
 import { malformedReply, postTranscription, RemoteFailure, type Upload } from './client.ts'
 import {
   keyEnvName,

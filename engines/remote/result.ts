@@ -7,11 +7,7 @@
  * words give, as one segment would), clamped to 0..1; null when no segment carries one (plain `json`
  * replies), so the kernel reports its documented fallback.
  */
-import type {
-  EngineTranscribeResult,
-  TranscriptSegment,
-  TranscriptWord,
-} from '../../kernel/contracts/engine.ts'
+import type { EngineTranscribeResult, TranscriptSegment, TranscriptWord } from '../../sdk/plugin.ts'
 
 interface ReplySegment {
   text?: unknown

@@ -1,5 +1,6 @@
 /** What the engine can do with the model its options select. */
-import type { EngineCapabilities } from '../../kernel/contracts/engine.ts'
+
+import type { EngineCapabilities } from '../../sdk/plugin.ts'
 import { describeModel } from './model-spec.ts'
 import type { SherpaFamily, SherpaOnnxOptions } from './options.ts'
 import { TRANSDUCER_FAMILIES } from './options.ts'

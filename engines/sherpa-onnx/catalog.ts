@@ -12,6 +12,7 @@
  *   projects state the same value (several of them say they took it from that `checksum.txt` or from the
  *   release asset's digest, or re-hashed the download). Everything else is `sha256: null` (trust on first use).
  */
+
 import type { CatalogEntry, FileCheck } from '../../sdk/plugin.ts'
 import { FAMILIES, type SherpaFamily } from './options.ts'
 

@@ -5,7 +5,8 @@
  * `:score`, splits phrases at `/`, reads a word starting with `:`, `#` or `@` as a control field, and skips
  * (with a log line) pieces the vocabulary lacks.
  */
-import type { EngineCustomWord } from '../../kernel/contracts/engine.ts'
+
+import type { EngineCustomWord } from '../../sdk/plugin.ts'
 import type { TokenTable } from './tokens.ts'
 
 /** Scores a custom word's weight maps onto: weight 0+ → MIN_SCORE, weight 100 → MAX_SCORE. */

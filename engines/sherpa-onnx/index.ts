@@ -6,7 +6,7 @@
 
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
+import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
 import { sherpaCapabilities } from './capabilities.ts'
 import { SHERPA_ONNX_CATALOG } from './catalog.ts'
 import { SherpaOnnxEngine } from './instance.ts'

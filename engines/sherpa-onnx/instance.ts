@@ -2,13 +2,14 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import type {
-  EngineContext,
-  EngineInstance,
-  EngineTranscribeRequest,
-  EngineTranscribeResult,
-} from '../../kernel/contracts/engine.ts'
-import { errors, isDictumError } from '../../kernel/errors.ts'
+import {
+  type EngineContext,
+  type EngineInstance,
+  type EngineTranscribeRequest,
+  type EngineTranscribeResult,
+  errors,
+  isDictumError,
+} from '../../sdk/plugin.ts'
 import { supportsCustomWords } from './capabilities.ts'
 import { applyCanonicalForms, type HotwordPlan, planHotwords } from './hotwords.ts'
 import { configuredLanguageProblem, languageToUse, resultLanguage } from './languages.ts'

@@ -3,7 +3,8 @@
  * bound with koffi. Small models, word timings and word confidences; no custom words (a Vosk grammar restricts
  * recognition to listed phrases, it does not boost words).
  */
-import { defineEngine, type EngineContext, type EngineProbe } from '../../kernel/contracts/engine.ts'
+
+import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
 import { VOSK_CATALOG } from './catalog.ts'
 import { VoskEngine } from './instance.ts'
 import { locateLibrary } from './library.ts'

@@ -1,11 +1,11 @@
-import type {
-  EngineContext,
-  EngineInstance,
-  EngineTranscribeRequest,
-  EngineTranscribeResult,
-  TranscriptWord,
-} from '../../kernel/contracts/engine.ts'
-import { errors } from '../../kernel/errors.ts'
+import {
+  type EngineContext,
+  type EngineInstance,
+  type EngineTranscribeRequest,
+  type EngineTranscribeResult,
+  errors,
+  type TranscriptWord,
+} from '../../sdk/plugin.ts'
 import { locateLibrary } from './library.ts'
 import { modelProblem, voskModel } from './model.ts'
 import type { Pointer, VoskLibrary } from './native.ts'

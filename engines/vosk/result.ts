@@ -5,11 +5,7 @@
  * clamped to 0..1; no words: text '' and confidence null. Each Vosk utterance (cut by its endpointer) is one
  * segment, from its first word's start to its last word's end.
  */
-import type {
-  EngineTranscribeResult,
-  TranscriptSegment,
-  TranscriptWord,
-} from '../../kernel/contracts/engine.ts'
+import type { EngineTranscribeResult, TranscriptSegment, TranscriptWord } from '../../sdk/plugin.ts'
 
 interface VoskWord {
   word?: unknown

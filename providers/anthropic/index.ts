@@ -1,6 +1,6 @@
 /** Anthropic's Messages API (`POST {baseUrl}/v1/messages`). Needs an API key. */
 import { type Static, Type } from '@sinclair/typebox'
-import { defineProvider } from '../../kernel/contracts/provider.ts'
+import { type ChatPrompt, defineProvider } from '../../sdk/plugin.ts'
 import { ChatProviderInstance, type ChatReply } from '../common/chat-instance.ts'
 import { postJson } from '../common/http.ts'
 import {
@@ -15,7 +15,6 @@ import {
   temperatureOption,
   timeoutMsOption,
 } from '../common/options.ts'
-import type { ChatPrompt } from '../common/prompt.ts'
 
 const ID = 'anthropic'
 export const ANTHROPIC_VERSION = '2023-06-01'

@@ -2,12 +2,15 @@
  * The instance shared by the language-model providers: picks the prompt, splits it into chat messages, lets
  * the provider send them, cleans the reply, and aborts whatever is still in flight when it is closed.
  */
-import type {
-  ProviderInstance,
-  ProviderProcessRequest,
-  ProviderProcessResult,
-} from '../../kernel/contracts/provider.ts'
-import { type ChatPrompt, chatPrompt, cleanReply, DEFAULT_PROMPT } from './prompt.ts'
+import {
+  type ChatPrompt,
+  chatPrompt,
+  cleanReply,
+  DEFAULT_PROMPT,
+  type ProviderInstance,
+  type ProviderProcessRequest,
+  type ProviderProcessResult,
+} from '../../sdk/plugin.ts'
 
 export interface ChatReply {
   /** The model's raw answer. */

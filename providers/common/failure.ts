@@ -2,7 +2,7 @@
  * Turns a vendor's non-2xx reply into one readable sentence in the provider's voice. The vendor's message is
  * read (and its secrets taken out) by the outbound-HTTP module.
  */
-import { redactUrl, vendorMessage } from '../../kernel/http-client.ts'
+import { redactUrl, vendorMessage } from '../../sdk/plugin.ts'
 
 /** Said by redactUrl instead of a `baseUrl` that is not a URL. */
 export const BASE_URL_FALLBACK = 'the configured baseUrl'

@@ -3,8 +3,8 @@
  * bounded body), its failures turned into Errors that name the provider and say what went wrong, with every
  * secret redacted.
  */
-import { fetchReply, OutboundFailure, type OutboundReply, redactUrl } from '../../kernel/http-client.ts'
-import { redact } from '../../kernel/secrets.ts'
+
+import { fetchReply, OutboundFailure, type OutboundReply, redact, redactUrl } from '../../sdk/plugin.ts'
 import { abortError, timeoutError } from './abort.ts'
 import { BASE_URL_FALLBACK, describeHttpFailure } from './failure.ts'
 

@@ -1,6 +1,6 @@
 /** TypeBox pieces shared by the options schemas of the language-model providers. */
 import { Type } from '@sinclair/typebox'
-import { TRANSCRIPT_PLACEHOLDER } from './prompt.ts'
+import { TRANSCRIPT_PLACEHOLDER } from '../../sdk/plugin.ts'
 
 export function baseUrlOption(defaultUrl: string, description: string) {
   return Type.String({ default: defaultUrl, pattern: '^https?://', description })

@@ -3,7 +3,7 @@
  * the model must have been pulled (`ollama pull llama3.2`).
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { defineProvider } from '../../kernel/contracts/provider.ts'
+import { type ChatPrompt, chatMessages, defineProvider } from '../../sdk/plugin.ts'
 import { ChatProviderInstance, type ChatReply, requireString } from '../common/chat-instance.ts'
 import { postJson } from '../common/http.ts'
 import {
@@ -17,7 +17,6 @@ import {
   temperatureOption,
   timeoutMsOption,
 } from '../common/options.ts'
-import { type ChatPrompt, chatMessages } from '../common/prompt.ts'
 
 const ID = 'ollama'
 

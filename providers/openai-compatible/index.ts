@@ -3,8 +3,7 @@
  * OpenRouter, LM Studio, llama.cpp server, vLLM, Ollama's /v1 and the like.
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { defineProvider } from '../../kernel/contracts/provider.ts'
-import { vendorMessage } from '../../kernel/http-client.ts'
+import { type ChatPrompt, chatMessages, defineProvider, vendorMessage } from '../../sdk/plugin.ts'
 import { ChatProviderInstance, type ChatReply, requireString } from '../common/chat-instance.ts'
 import { postJson } from '../common/http.ts'
 import {
@@ -20,7 +19,6 @@ import {
   temperatureOption,
   timeoutMsOption,
 } from '../common/options.ts'
-import { type ChatPrompt, chatMessages } from '../common/prompt.ts'
 
 const ID = 'openai-compatible'
 

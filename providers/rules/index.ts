@@ -4,7 +4,7 @@
  * rewrites other words; see docs/providers.md for the exact rules.
  */
 import { type Static, Type } from '@sinclair/typebox'
-import { defineProvider } from '../../kernel/contracts/provider.ts'
+import { defineProvider } from '../../sdk/plugin.ts'
 import { abortError } from '../common/abort.ts'
 import { type CleanSettings, cleanDictation, fillerPhrase } from './clean-text.ts'
 

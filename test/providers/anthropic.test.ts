@@ -1,6 +1,6 @@
 import t from 'tap'
 import anthropic from '../../providers/anthropic/index.ts'
-import { DEFAULT_PROMPT } from '../../providers/common/prompt.ts'
+import { DEFAULT_PROMPT } from '../../sdk/prompt.ts'
 import { runProviderContract } from '../../sdk/testing/provider-suite.ts'
 import { anthropicError, anthropicReply, startAnthropicServer } from '../helpers/vendor-servers/anthropic.ts'
 import { deadUrl, failure, makeProvider, run } from '../helpers/vendor-servers/provider-harness.ts'

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { DEFAULT_PROMPT } from '../../providers/common/prompt.ts'
 import ollama from '../../providers/ollama/index.ts'
+import { DEFAULT_PROMPT } from '../../sdk/prompt.ts'
 import { runProviderContract } from '../../sdk/testing/provider-suite.ts'
 import { startOllamaServer } from '../helpers/vendor-servers/ollama.ts'
 import { deadUrl, failure, makeProvider, run } from '../helpers/vendor-servers/provider-harness.ts'

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
-import { DEFAULT_PROMPT } from '../../providers/common/prompt.ts'
 import openai from '../../providers/openai-compatible/index.ts'
+import { DEFAULT_PROMPT } from '../../sdk/prompt.ts'
 import { runProviderContract } from '../../sdk/testing/provider-suite.ts'
 import { openAiError, openAiReply, startOpenAiServer } from '../helpers/vendor-servers/openai.ts'
 import { deadUrl, failure, makeProvider, run } from '../helpers/vendor-servers/provider-harness.ts'

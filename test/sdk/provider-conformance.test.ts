@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { defineProvider } from '../../kernel/contracts/provider.ts'
-import { renderPrompt } from '../../providers/common/prompt.ts'
+import { renderPrompt } from '../../sdk/prompt.ts'
 import { runProviderContract } from '../../sdk/testing/provider-suite.ts'
 import { findings } from '../helpers/conformance-recorder.ts'
 

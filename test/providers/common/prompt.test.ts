@@ -6,7 +6,7 @@ import {
   renderPrompt,
   TRANSCRIPT_PLACEHOLDER,
   wrapTranscript,
-} from '../../../providers/common/prompt.ts'
+} from '../../../sdk/prompt.ts'
 
 t.test('renderPrompt substitutes every placeholder', async (t) => {
   const prompt = `Fix: ${TRANSCRIPT_PLACEHOLDER}\nAgain: ${TRANSCRIPT_PLACEHOLDER}`
