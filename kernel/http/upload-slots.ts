@@ -41,8 +41,10 @@ export class UploadSlots {
       held = false
       this.#active--
     }
-    // 'end': the whole body was read; 'close': the request is over (answered, aborted, timed out).
+    // The request's 'end': the whole body was read. The response's 'close': the request is over (answered,
+    // aborted, timed out). The request's own 'close' is not enough: a body refused unread (a form without a
+    // boundary) never ends, and its request never closed either, so its slot was held for good.
     request.raw.once('end', release)
-    request.raw.once('close', release)
+    reply.raw.once('close', release)
   }
 }

@@ -161,6 +161,11 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
   loop.disable()
   clearInterval(stallWatch)
+  // Every upload slot comes back once its request is over (a slot kept by an answered request would
+  // shut the audio routes after api.maxConcurrentUploads of them).
+  agent.destroy()
+  for (let i = 0; i < 100 && app.dictum.uploads.active > 0; i++) await new Promise((r) => setTimeout(r, 20))
+  t.equal(app.dictum.uploads.active, 0, 'no upload slot is left held')
 
   const maxMs = loop.max / 1e6
   t.comment(

@@ -164,3 +164,25 @@ t.test('at most api.maxConcurrentUploads uploads at once: 503 with Retry-After o
   t.equal((await upload()).status, 200, 'and their slots are free again')
   t.equal(app.dictum.uploads.active, 0, 'no slot is held')
 })
+
+t.test('an upload answered before its body was read gives its slot back (found by test/fuzz)', async (t) => {
+  const app = await build(t, { api: { maxConcurrentUploads: 2 } })
+  const port = await listen(t, app)
+  const form = Buffer.from(
+    '--abc\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--abc--\r\n',
+  )
+  // A form without a boundary is refused unread: its request neither ended nor closed, and each one kept
+  // a slot for good, until the audio routes answered nothing but 503.
+  for (let i = 0; i < 4; i++) {
+    const refused = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/v1/audio/transcriptions',
+      headers: { 'content-type': 'multipart/form-data' },
+      body: form,
+    })
+    t.equal(refused.status, 400, `form ${i + 1}: refused, not 503`)
+  }
+  for (let i = 0; i < 50 && app.dictum.uploads.active > 0; i++) await new Promise((r) => setTimeout(r, 20))
+  t.equal(app.dictum.uploads.active, 0, 'every slot is free')
+})

@@ -203,6 +203,12 @@ t.test('a form cut off inside a file part is a 400 in OpenAI shape (found by tes
   const app = await build(t)
   // The body ends in the middle of the file's bytes: no closing boundary. It was a 500 (busboy's
   // 'Premature close' of the file stream was not translated).
+  // A part under another name is refused before it is read (a form carries one file part, `file`).
+  const messages: Record<string, string> = {
+    file: 'Invalid request: the multipart/form-data body is malformed.',
+    audio:
+      'Invalid request: unexpected file part "audio": a form carries one file part, named "file" (the audio).',
+  }
   for (const name of ['file', 'audio']) {
     const payload = Buffer.concat([
       Buffer.from(`--cut\r\nContent-Disposition: form-data; name="${name}"; filename="a.wav"\r\n\r\n`),
@@ -217,7 +223,7 @@ t.test('a form cut off inside a file part is a 400 in OpenAI shape (found by tes
     t.equal(res.statusCode, 400, `part "${name}"`)
     t.match(res.json(), {
       error: {
-        message: 'Invalid request: the multipart/form-data body is malformed.',
+        message: messages[name],
         type: 'invalid_request_error',
         code: 'invalid_request',
       },
