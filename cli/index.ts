@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { isDictumError } from '../kernel/errors.ts'
-import { readVersion } from '../kernel/version.ts'
+import { readVersion } from '../lib/version.ts'
 import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT, processIO } from './io.ts'
 import { flagsOf, GLOBAL_OPTIONS, quietLogger } from './options.ts'
@@ -70,7 +70,7 @@ const config: CommandRunner = async (args, io) => {
   }
   const [{ loadCheckedConfig }, { maskSecrets }] = await Promise.all([
     import('../kernel/config-check.ts'),
-    import('../kernel/secrets.ts'),
+    import('../lib/secrets.ts'),
   ])
   // Plugin options are checked with the rest: every invalid key in one error.
   const { loaded, discovery } = await loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })

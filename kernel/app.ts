@@ -14,6 +14,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
+import { logStream } from '../lib/log-destination.ts'
 import type { Feature } from './container.ts'
 import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
@@ -23,7 +24,6 @@ import { clientErrorHandler, closeIfBodyUnread, errorHandler, frameworkErrors } 
 import { createGuard } from './http/guard.ts'
 import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './http/request-timeout.ts'
 import { RoutesTable } from './http/routes-table.ts'
-import { logStream } from './log-destination.ts'
 import { checkPluginConfig } from './plugin-options.ts'
 import type { RunnerFactory } from './registry.ts'
 

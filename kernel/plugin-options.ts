@@ -2,8 +2,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { DictumConfig } from '../config/schema.ts'
+import { formatPath } from '../lib/validate.ts'
 import type { DiscoveryResult } from './discovery.ts'
-import { formatPath } from './validate.ts'
 
 export type OptionsResult = { ok: true; value: unknown } | { ok: false; problems: string[] }
 

@@ -4,14 +4,15 @@
  * once the requests using it are done: closing aborts a provider's requests). Provider failures are
  * translated here into catalogue errors naming the provider, with every secret option value redacted.
  */
+
+import { redact, redactError, secretValues } from '../lib/secrets.ts'
+import { timeLimit } from '../lib/timeout.ts'
 import type { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from './contracts/provider.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
 import { type DictumError, errors, isDictumError } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
-import { redact, redactError, secretValues } from './secrets.ts'
-import { timeLimit } from './timeout.ts'
 
 export interface ProviderStatus {
   id: string

@@ -14,14 +14,8 @@ import { pipeline } from 'node:stream/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
-import {
-  discardBody,
-  networkFailure,
-  OutboundFailure,
-  openResponse,
-  redactUrl,
-} from '../kernel/http-client.ts'
-import { sleep } from '../kernel/timeout.ts'
+import { discardBody, networkFailure, OutboundFailure, openResponse, redactUrl } from '../lib/http-client.ts'
+import { sleep } from '../lib/timeout.ts'
 import { parseContentRange, parseLength, safeParse } from './http-util.ts'
 import { type ProgressListener, ProgressMeter } from './progress-meter.ts'
 

@@ -55,11 +55,11 @@ export {
   readBounded,
   redactUrl,
   vendorMessage,
-} from '../kernel/http-client.ts'
+} from '../lib/http-client.ts'
 // Secrets: what they look like, and keeping them out of messages.
-export { isSecretName, maskUrlCredentials, redact, redactError, secretValues } from '../kernel/secrets.ts'
+export { isSecretName, maskUrlCredentials, redact, redactError, secretValues } from '../lib/secrets.ts'
 // Time limits, abortable waits.
-export { raceAbort, sleep, type TimeLimit, timeLimit } from '../kernel/timeout.ts'
+export { raceAbort, sleep, type TimeLimit, timeLimit } from '../lib/timeout.ts'
 export { OnnxFileError, readOnnxFile } from '../vad/onnx-file.ts'
 export {
   type ChatPrompt,

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { PACKAGE_ROOT } from '../kernel/package-root.ts'
+import { PACKAGE_ROOT } from '../lib/package-root.ts'
 import { VadSegmenter } from './index.ts'
 
 /** The Silero VAD model dictum ships (MIT, `assets/silero-vad/`), when the package has it. */

@@ -1,3 +1,4 @@
+import { timeLimit } from '../../lib/timeout.ts'
 import type {
   EngineDefinition,
   EngineInstance,
@@ -5,7 +6,6 @@ import type {
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
 import { type DictumError, isDictumError } from '../errors.ts'
-import { timeLimit } from '../timeout.ts'
 import {
   loadFailure,
   loadTimeoutError,

@@ -5,8 +5,9 @@
  * with DATABASE_BUSY (503, Retry-After). Meanwhile every other request is served. Each try is one IMMEDIATE
  * transaction, so a refused or failed write leaves nothing behind.
  */
+
+import { sleep } from '../../lib/timeout.ts'
 import { errors } from '../errors.ts'
-import { sleep } from '../timeout.ts'
 import type { Db } from './database.ts'
 import { isBusy, sqliteFailure } from './failures.ts'
 

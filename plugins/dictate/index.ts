@@ -8,11 +8,11 @@ import { asClass } from 'awilix'
 import type { Feature } from '../../kernel/container.ts'
 import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
-import { useShallowJson } from '../../kernel/http/shallow-json.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
-import { isWellFormedText } from '../../kernel/validate.ts'
+import { isWellFormedText } from '../../lib/validate.ts'
 import { HistoryEntrySchema } from '../history/schemas.ts'
 import { audioFromRequest, fieldOrHeader } from '../transcribe/input.ts'
+import { useShallowJson } from '../transcribe/json-body/parser.ts'
 import { DictationService } from './service.ts'
 
 export const DictationResultSchema = Type.Composite([

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { errors } from '../../kernel/errors.ts'
-import { checkPayload, isWellFormedText } from '../../kernel/validate.ts'
+import { checkPayload, isWellFormedText } from '../../lib/validate.ts'
 import {
   type CustomWord,
   type CustomWordEntry,

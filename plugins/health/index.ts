@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
-import { readVersion } from '../../kernel/version.ts'
+import { readVersion } from '../../lib/version.ts'
 
 export const HealthSchema = Type.Object({ status: Type.Literal('ok'), version: Type.String() })
 

@@ -14,7 +14,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
 import type { Feature } from '../../kernel/container.ts'
-import { readVersion } from '../../kernel/version.ts'
+import { readVersion } from '../../lib/version.ts'
 import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
 /** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */

@@ -1,7 +1,7 @@
 /** AI enhancement of text (spec 4.7): request parsing and the call to the selected provider. */
 import { errors } from '../../kernel/errors.ts'
 import type { ProcessOutcome, ProviderRegistry } from '../../kernel/provider-registry.ts'
-import { isWellFormedText } from '../../kernel/validate.ts'
+import { isWellFormedText } from '../../lib/validate.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 

@@ -3,9 +3,9 @@
 import { asClass } from 'awilix'
 import type { Feature } from '../../kernel/container.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
-import { useShallowJson } from '../../kernel/http/shallow-json.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { audioFromRequest, stringFields } from './input.ts'
+import { useShallowJson } from './json-body/parser.ts'
 import { TranscribeQuerySchema, TranscriptionResultSchema } from './schemas.ts'
 import { TranscriptionService } from './service.ts'
 

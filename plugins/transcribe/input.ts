@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { AudioSource } from '../../audio/index.ts'
 import { errors } from '../../kernel/errors.ts'
-import { DecodedBase64 } from '../../kernel/http/shallow-json.ts'
+import { DecodedBase64 } from './json-body/parser.ts'
 
 const DEFAULT_FILENAME = 'audio.wav'
 
@@ -56,7 +56,7 @@ export async function audioFromRequest(request: FastifyRequest): Promise<AudioRe
   if (typeof fields.path === 'string' && fields.path.trim() !== '') {
     return { source: { kind: 'file', path: fields.path }, fields }
   }
-  // Decoded by the route's JSON parser (kernel/http/shallow-json.ts): null when it was not valid base64.
+  // Decoded by the route's JSON parser (json-body/parser.ts): null when it was not valid base64.
   const data = fields.audioBase64 instanceof DecodedBase64 ? fields.audioBase64.data : null
   if (data === null) throw errors.MISSING_AUDIO()
   const filename =

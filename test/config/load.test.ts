@@ -3,7 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import { configFilePath, loadConfig } from '../../config/load.ts'
 import { isDictumError } from '../../kernel/errors.ts'
-import { maskSecrets } from '../../kernel/secrets.ts'
+import { maskSecrets } from '../../lib/secrets.ts'
 import { tempDir } from '../helpers/build.ts'
 
 function writeConfig(dir: string, value: unknown, name = 'config.json'): string {

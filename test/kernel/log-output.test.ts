@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { logStream } from '../../kernel/log-destination.ts'
+import { logStream } from '../../lib/log-destination.ts'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { repoRoot } from '../helpers/fixtures.ts'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { readVersion } from '../../../kernel/version.ts'
+import { readVersion } from '../../../lib/version.ts'
 import { build, injectJson, tempDir } from '../../helpers/build.ts'
 
 t.test('GET /v1/health: status ok and the package version', async (t) => {

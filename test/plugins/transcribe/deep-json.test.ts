@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { depthOver } from '../../../kernel/http/shallow-json.ts'
+import { depthOver } from '../../../plugins/transcribe/json-body/parser.ts'
 import { build } from '../../helpers/build.ts'
 import { audioFixturesDir } from '../../helpers/fixtures.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { redactUrl, vendorMessage } from '../../../kernel/http-client.ts'
-import { redact } from '../../../kernel/secrets.ts'
+import { redactUrl, vendorMessage } from '../../../lib/http-client.ts'
+import { redact } from '../../../lib/secrets.ts'
 import { BASE_URL_FALLBACK, describeHttpFailure } from '../../../providers/common/failure.ts'
 
 const base = { provider: 'demo', url: 'https://api.example.com/v1/chat?key=abc', headers: new Headers() }

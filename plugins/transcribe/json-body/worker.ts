@@ -1,10 +1,10 @@
 /**
- * The body worker: parses large JSON bodies (json-body.ts) in a thread of its own so the API's event loop
+ * The body worker: parses large JSON bodies (parse.ts) in a thread of its own so the API's event loop
  * keeps answering while 25 MB is decoded, scanned and parsed (~100–300 ms on the 2-core test machine).
  * Decoded base64 comes back as transferred memory, never copied.
  */
 import { parentPort } from 'node:worker_threads'
-import { type ParseRequest, parseBody } from './json-body.ts'
+import { type ParseRequest, parseBody } from './parse.ts'
 
 interface WorkerRequest extends ParseRequest {
   id: number

@@ -1,6 +1,6 @@
 /**
  * The folder of dictum's own package.json, found from this module upwards, so that the sources (a git
- * checkout: `kernel/`) and the compiled package (`dist/kernel/`) find the same files: the version, and the
+ * checkout: `lib/`) and the compiled package (`dist/lib/`) find the same files: the version, and the
  * assets dictum ships (`assets/silero-vad/`).
  */
 import { existsSync } from 'node:fs'

@@ -3,7 +3,7 @@
  * redact the same names, a variable's name (`apiKeyEnv`) is not a secret, a variable's value is.
  */
 import t from 'tap'
-import { isSecretName, maskSecrets, redact, redactError, secretValues } from '../../kernel/secrets.ts'
+import { isSecretName, maskSecrets, redact, redactError, secretValues } from '../../lib/secrets.ts'
 import { build, injectJson } from '../helpers/build.ts'
 import { deadUrl } from '../helpers/vendor-servers/provider-harness.ts'
 

@@ -1,6 +1,6 @@
 /** The one time-limit helper (issue 12 item 4): expiry, the caller's abort, and clear. */
 import t from 'tap'
-import { sleep, timeLimit } from '../../kernel/timeout.ts'
+import { sleep, timeLimit } from '../../lib/timeout.ts'
 
 t.test('the time runs out: the signal aborts with the given reason, race rejects with it', async (t) => {
   const reason = new Error('too slow')

@@ -5,7 +5,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
-import { fetchReply, OutboundFailure, redactUrl } from '../../kernel/http-client.ts'
+import { fetchReply, OutboundFailure, redactUrl } from '../../lib/http-client.ts'
 import { deadUrl } from '../helpers/vendor-servers/provider-harness.ts'
 
 async function serve(t: Test, handler: http.RequestListener): Promise<string> {

@@ -1,7 +1,7 @@
 /**
  * Reading a JSON body that has a few flat fields and may be large (base64 audio, up to 25 MB): the work that
  * grows with the body (UTF-8 decoding, the nesting scan, JSON.parse, the base64 decoding) is plain data in,
- * plain data out, so it runs the same here and in the body worker (json-body-worker.ts).
+ * plain data out, so it runs the same here and in the body worker (worker.ts).
  */
 
 /** A base64 field of a JSON body, decoded as it was read: the bytes, or null when it was not valid base64. */

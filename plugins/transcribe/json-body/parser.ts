@@ -6,10 +6,10 @@
  */
 import { Worker } from 'node:worker_threads'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { type ErrorCode, errors } from '../errors.ts'
-import { bodyOf, type ParsedBody, type ParseRequest, parseBody } from './json-body.ts'
+import { type ErrorCode, errors } from '../../../kernel/errors.ts'
+import { bodyOf, type ParsedBody, type ParseRequest, parseBody } from './parse.ts'
 
-export { DecodedBase64, depthOver } from './json-body.ts'
+export { DecodedBase64, depthOver } from './parse.ts'
 
 const INLINE_BYTES = 256 * 1024
 
@@ -52,10 +52,7 @@ function settled(): void {
 /** One worker per process, started on the first large body; it never keeps the process alive itself. */
 function bodyWorker(): Worker {
   if (worker) return worker
-  const file = new URL(
-    import.meta.url.endsWith('.ts') ? './json-body-worker.ts' : './json-body-worker.js',
-    import.meta.url,
-  )
+  const file = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
   // From the sources (a checkout), the worker registers the TypeScript loader first: loader hooks of the
   // process (tsx) do not reach worker threads on Node 20, nor does `--import` in a worker's execArgv.
   const started = file.pathname.endsWith('.ts')
