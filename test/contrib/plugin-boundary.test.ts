@@ -37,7 +37,7 @@ t.test(
     }
     probe('engines/probe/kernel.ts', '../../kernel/errors.ts')
     probe('engines/probe/audio.ts', '../../audio/wav-encode.ts')
-  probe('engines/probe/lib.ts', '../../lib/timeout.ts')
+    probe('engines/probe/lib.ts', '../../lib/timeout.ts')
     probe('engines/probe/provider.ts', '../../providers/common/http.ts')
     probe('providers/probe/kernel.ts', '../../kernel/errors.ts')
     probe('providers/probe/engine.ts', '../../engines/remote/client.ts')
@@ -52,7 +52,7 @@ t.test(
     t.same(flagged, [
       'engines/probe/audio.ts',
       'engines/probe/kernel.ts',
-    'engines/probe/lib.ts',
+      'engines/probe/lib.ts',
       'engines/probe/provider.ts',
       'providers/probe/engine.ts',
       'providers/probe/kernel.ts',
