@@ -13,6 +13,7 @@ import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from 
 import type { Discovered, DiscoveryResult } from './discovery.ts'
 import { type DictumError, errors, isDictumError } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
+import { PluginSlots, type Slot } from './plugin-slots.ts'
 
 export interface ProviderStatus {
   id: string
@@ -32,24 +33,25 @@ export interface ProcessOutcome {
   model: string
 }
 
-interface Live {
-  key: string
+/** A provider's slot value: its instance as it comes up, and how that went. */
+interface ProviderSlot {
   instance: Promise<ProviderInstance>
   state: 'loading' | 'ready' | 'failed'
   error: string | null
-  /** Requests using the instance now. */
-  users: number
-  /** Replaced after an options edit: closed once `users` is 0. */
-  retired: boolean
 }
 
 export class ProviderRegistry {
   readonly #providers: Map<string, Discovered<ProviderDefinition>>
   readonly #config: ConfigStore
   readonly #logger: PluginLogger
-  readonly #live = new Map<string, Live>()
-  /** Replaced instances still serving requests. */
-  readonly #draining = new Set<Live>()
+  /** An instance per provider, drained when an edit of its options replaces it (see plugin-slots.ts). */
+  readonly #slots = new PluginSlots<ProviderSlot>({
+    // Closing aborts a provider's requests: a replaced instance closes once the requests using it are done.
+    close: async (provided) => {
+      const instance = await provided.instance.catch(() => null)
+      await instance?.close?.()
+    },
+  })
 
   constructor(deps: { discovery: DiscoveryResult; configStore: ConfigStore; logger: PluginLogger }) {
     this.#providers = deps.discovery.providers
@@ -65,7 +67,7 @@ export class ProviderRegistry {
   list(): ProviderStatus[] {
     return [...this.#providers.values()].map(({ definition, builtIn }) => {
       const options = this.#options(definition)
-      const live = this.#live.get(definition.id)
+      const live = this.#slots.get(definition.id)?.value
       return {
         id: definition.id,
         displayName: definition.displayName,
@@ -98,13 +100,13 @@ export class ProviderRegistry {
     const limit = timeLimit(limitMs, { signal: request.signal })
     const appPrompt = request.appName ? ai.appPrompts[request.appName] : undefined
     const prompt = appPrompt ?? (typeof options.prompt === 'string' ? options.prompt : undefined)
-    let entry: Live | undefined
+    let release: (() => void) | undefined
     // Named by the error: the instance failed to come up, or it failed on this text.
     let operation: 'load' | 'process' = 'load'
     try {
-      entry = this.#entry(definition, options)
-      entry.users++
-      const instance = await entry.instance
+      const slot = this.#slot(definition, options)
+      release = this.#slots.hold(slot)
+      const instance = await slot.value.instance
       operation = 'process'
       const result = await limit.race(
         instance.process(
@@ -122,18 +124,12 @@ export class ProviderRegistry {
       throw this.#translate(err, definition, options, operation, limit.expired)
     } finally {
       limit.clear()
-      if (entry) {
-        entry.users--
-        if (entry.retired && entry.users === 0) this.#closeRetired(entry)
-      }
+      release?.()
     }
   }
 
-  async close(): Promise<void> {
-    const live = [...this.#live.values(), ...this.#draining]
-    this.#live.clear()
-    this.#draining.clear()
-    await Promise.allSettled(live.map(async (l) => (await l.instance).close?.()))
+  close(): Promise<void> {
+    return this.#slots.close()
   }
 
   #options(definition: ProviderDefinition): unknown {
@@ -143,46 +139,35 @@ export class ProviderRegistry {
     return result.value
   }
 
-  #entry(definition: ProviderDefinition, options: unknown): Live {
-    const key = JSON.stringify(options)
-    const live = this.#live.get(definition.id)
-    if (live && live.key === key && live.state !== 'failed') return live
-    if (live) {
-      live.retired = true
-      if (live.users === 0) this.#closeRetired(live)
-      else this.#draining.add(live)
-    }
-    const entry: Live = {
-      key,
-      state: 'loading',
-      error: null,
-      instance: Promise.resolve(null as never),
-      users: 0,
-      retired: false,
-    }
-    entry.instance = (async () => {
-      const { dataDir } = this.#config.current
-      const instance = await definition.create({ options, dataDir, logger: this.#logger })
-      await instance.load?.()
-      return instance
-    })().then(
-      (instance) => {
-        entry.state = 'ready'
+  /** The provider's instance for these options: made on first use (one load for parallel requests). */
+  #slot(definition: ProviderDefinition, options: unknown): Slot<ProviderSlot> {
+    const live = this.#slots.get(definition.id)
+    // A failed instance is made again on the next request.
+    if (live?.value.state === 'failed') this.#slots.retire(definition.id, live)
+    return this.#slots.take(definition.id, JSON.stringify(options), () => {
+      const provided: ProviderSlot = {
+        state: 'loading',
+        error: null,
+        instance: Promise.resolve(null as never),
+      }
+      provided.instance = (async () => {
+        const { dataDir } = this.#config.current
+        const instance = await definition.create({ options, dataDir, logger: this.#logger })
+        await instance.load?.()
         return instance
-      },
-      (err: unknown) => {
-        entry.state = 'failed'
-        entry.error = redactOptions((err as Error)?.message ?? String(err), definition, options)
-        throw err
-      },
-    )
-    this.#live.set(definition.id, entry)
-    return entry
-  }
-
-  #closeRetired(live: Live): void {
-    this.#draining.delete(live)
-    void live.instance.then((i) => i.close?.()).catch(() => {})
+      })().then(
+        (instance) => {
+          provided.state = 'ready'
+          return instance
+        },
+        (err: unknown) => {
+          provided.state = 'failed'
+          provided.error = redactOptions((err as Error)?.message ?? String(err), definition, options)
+          throw err
+        },
+      )
+      return provided
+    })
   }
 
   /**

@@ -12,6 +12,7 @@ import type { Discovered, DiscoveryResult } from './discovery.ts'
 import type { EngineRunner, EngineRunnerOptions } from './engine-runner/types.ts'
 import { errors } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
+import { PluginSlots, type Slot } from './plugin-slots.ts'
 
 export type EngineStatusName = 'discovered' | 'loading' | 'ready' | 'unavailable' | 'failed'
 
@@ -46,18 +47,14 @@ export type RunnerFactory = (options: EngineRunnerOptions) => EngineRunner
 /** An engine loaded for one request's catalog model (OpenAI `model`) is closed after this long unused. */
 export const MODEL_IDLE_MS = 5 * 60_000
 
-interface Live {
-  optionsKey: string
+/** An engine's slot value: its runner, and what a loaded engine hands out. */
+interface EngineSlot {
   runner: EngineRunner
   /** For an engine loaded with a requested model: closes it once unused for MODEL_IDLE_MS. */
   idle?: IdleUnload
   /** Set once loaded: what `acquire` hands out while `speech` is the config in force. */
   acquired?: Omit<AcquiredEngine, 'release'>
   speech?: object
-  /** Requests holding the runner (from acquire, including its load, until release). */
-  users: number
-  /** Replaced by a config edit: handed out no more, closed once `users` is 0. */
-  retired: boolean
 }
 
 /** What the registry needs of the model manager (models/) for `models.autoPull`. */
@@ -72,9 +69,8 @@ export class EngineRegistry {
   readonly #logger: PluginLogger
   readonly #factory: RunnerFactory
   readonly #models: ModelInstaller
-  readonly #live = new Map<string, Live>()
-  /** Replaced runners still finishing their requests. */
-  readonly #draining = new Set<Live>()
+  /** A runner per engine (and per engine@model), drained when an edit replaces it (see plugin-slots.ts). */
+  readonly #slots: PluginSlots<EngineSlot>
   #closed = false
 
   constructor(deps: {
@@ -89,6 +85,16 @@ export class EngineRegistry {
     this.#config = deps.configStore
     this.#logger = deps.logger
     this.#factory = deps.runnerFactory
+    this.#slots = new PluginSlots<EngineSlot>({
+      close: (engine) => engine.runner.close(),
+      held: (slot) => slot.value.idle?.cancel(),
+      idle: (_key, slot) => slot.value.idle?.touch(),
+      draining: (key, slot) =>
+        this.#logger.info(
+          { engine: key, requests: slot.users },
+          'engine options changed: the requests in flight finish first, new ones use the new options',
+        ),
+    })
     deps.configStore.onChange((next) => this.#reconfigure(next))
   }
 
@@ -119,7 +125,7 @@ export class EngineRegistry {
     const probe = await this.#probe(found.definition, options)
     if (!probe.available)
       return { ...base, status: 'unavailable', reason: probe.reason, fix: probe.fix ?? null }
-    const runner = this.#live.get(id)?.runner
+    const runner = this.#slots.get(id)?.value.runner
     // A crash or timeout leaves the runner idle with the error kept until a load succeeds again.
     if (runner && (runner.state === 'failed' || (runner.lastError && runner.state !== 'loading'))) {
       return { ...base, status: 'failed', reason: runner.lastError?.message ?? 'failed', fix: null }
@@ -140,9 +146,14 @@ export class EngineRegistry {
     const key = model === undefined ? id : `${id}@${model}`
     // A loaded engine under the same config is handed out at once: the probe (file checks) and option
     // resolution only matter before a load.
-    const live = this.#live.get(key)
-    if (live?.acquired && live.speech === this.#config.current.speech && live.runner.state === 'ready') {
-      return { ...live.acquired, release: this.#hold(live) }
+    const live = this.#slots.get(key)
+    const loaded = live?.value
+    if (
+      loaded?.acquired &&
+      loaded.speech === this.#config.current.speech &&
+      loaded.runner.state === 'ready'
+    ) {
+      return { ...loaded.acquired, release: this.#slots.hold(live!) }
     }
     const found = this.#find(id)
     const options = this.#options(id, found.definition, model)
@@ -157,79 +168,50 @@ export class EngineRegistry {
     }
     // close() may have run while this acquisition awaited the probe or a pull: start no engine process then.
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('dictum is shutting down.')
-    const entry = this.#runner(key, id, found, options)
+    const slot = this.#runner(key, id, found, options)
+    const engine = slot.value
     // Held from before the load: a config edit during the load lets this request finish on this runner.
-    const release = this.#hold(entry)
+    const release = this.#slots.hold(slot)
     try {
-      await entry.runner.load()
+      await engine.runner.load()
     } catch (error) {
       release()
       throw error
     }
-    if (model !== undefined) entry.idle ??= new IdleUnload(() => this.#unload(key, entry))
+    if (model !== undefined) engine.idle ??= new IdleUnload(() => this.#unload(key, slot))
     const acquired = {
       id,
       displayName,
       capabilities: found.definition.capabilities(options as never),
-      runner: entry.runner,
+      runner: engine.runner,
     }
-    if (this.#live.get(key) === entry) Object.assign(entry, { acquired, speech: this.#config.current.speech })
+    if (this.#slots.get(key) === slot)
+      Object.assign(engine, { acquired, speech: this.#config.current.speech })
     return { ...acquired, release }
   }
 
-  /** Counts one more request on `live`; the returned release undoes it once. */
-  #hold(live: Live): () => void {
-    live.users++
-    live.idle?.cancel()
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      live.users--
-      if (live.users > 0) return
-      if (live.retired) this.#closeRetired(live)
-      else live.idle?.touch()
-    }
-  }
-
   /** Closes a model's engine unused for MODEL_IDLE_MS (the timer only runs while no request holds it). */
-  #unload(key: string, live: Live): void {
-    if (this.#live.get(key) !== live || live.users > 0) return
-    this.#live.delete(key)
+  #unload(key: string, slot: Slot<EngineSlot>): void {
+    if (this.#slots.get(key) !== slot || slot.users > 0) return
     this.#logger.info({ engine: key }, 'unloading an engine model unused for a while')
-    void live.runner.close()
+    this.#slots.retire(key, slot)
   }
 
   /**
-   * Takes `live` out of service after a config edit: new requests get a new runner; the requests holding
+   * Takes `slot` out of service after a config edit: new requests get a new runner; the requests holding
    * this one (running or queued in it) finish on it, each bounded by its own timeout, then it closes.
    */
-  #retire(key: string, live: Live): void {
-    if (this.#live.get(key) === live) this.#live.delete(key)
-    live.idle?.cancel()
-    live.retired = true
-    if (live.users === 0) {
+  #retire(key: string, slot: Slot<EngineSlot>): void {
+    slot.value.idle?.cancel()
+    if (slot.users === 0)
       this.#logger.info({ engine: key }, 'engine options changed: restarting it on next use')
-      void live.runner.close()
-      return
-    }
-    this.#logger.info(
-      { engine: key, requests: live.users },
-      'engine options changed: the requests in flight finish first, new ones use the new options',
-    )
-    this.#draining.add(live)
-  }
-
-  #closeRetired(live: Live): void {
-    void live.runner.close().finally(() => this.#draining.delete(live))
+    this.#slots.retire(key, slot)
   }
 
   async close(): Promise<void> {
     this.#closed = true
-    const live = [...this.#live.values(), ...this.#draining]
-    for (const l of live) l.idle?.cancel()
-    this.#live.clear()
-    await Promise.allSettled(live.map((l) => l.runner.close()))
+    for (const [, slot] of this.#slots.entries()) slot.value.idle?.cancel()
+    await this.#slots.close()
   }
 
   /** With `models.autoPull`, pulls the catalog models the engine's options need and that are missing. */
@@ -273,31 +255,31 @@ export class EngineRegistry {
     return { options, dataDir, modelsDir: path.join(dataDir, 'models'), logger: this.#logger }
   }
 
-  #runner(key: string, id: string, found: Discovered<EngineDefinition>, options: unknown): Live {
+  #runner(key: string, id: string, found: Discovered<EngineDefinition>, options: unknown): Slot<EngineSlot> {
     const speech = this.#config.current.speech
+    const live = this.#slots.get(key)
     const optionsKey = runnerKey(options, speech)
-    const live = this.#live.get(key)
-    if (live && live.optionsKey === optionsKey && live.runner.state !== 'closed') {
-      live.runner.setTimeouts(timeoutsOf(speech))
-      return live
-    }
-    if (live) this.#retire(key, live)
-    const { logger: _, ...context } = this.#context(options)
-    const runner = this.#factory({
-      engineId: id,
-      moduleSource: found.source,
-      isolation: found.definition.isolation ?? 'process',
-      definition: found.definition,
-      context,
-      concurrency: speech.concurrency,
-      requestTimeoutMs: speech.timeoutMs,
-      loadTimeoutMs: speech.loadTimeoutMs,
-      memoryLimitMb: speech.memoryLimitMb,
-      logger: this.#logger,
+    if (live && (live.optionsKey !== optionsKey || live.value.runner.state === 'closed'))
+      this.#retire(key, live)
+    const slot = this.#slots.take(key, optionsKey, () => {
+      const { logger: _, ...context } = this.#context(options)
+      const runner = this.#factory({
+        engineId: id,
+        moduleSource: found.source,
+        isolation: found.definition.isolation ?? 'process',
+        definition: found.definition,
+        context,
+        concurrency: speech.concurrency,
+        requestTimeoutMs: speech.timeoutMs,
+        loadTimeoutMs: speech.loadTimeoutMs,
+        memoryLimitMb: speech.memoryLimitMb,
+        logger: this.#logger,
+      })
+      return { runner }
     })
-    const entry: Live = { optionsKey, runner, users: 0, retired: false }
-    this.#live.set(key, entry)
-    return entry
+    // A runner kept takes the timeouts in force for its next requests.
+    slot.value.runner.setTimeouts(timeoutsOf(speech))
+    return slot
   }
 
   /**
@@ -305,14 +287,14 @@ export class EngineRegistry {
    * apply to the next requests of the runners kept, without restarting them.
    */
   #reconfigure(next: Readonly<DictumConfig>): void {
-    for (const [key, live] of [...this.#live]) {
+    for (const [key, live] of this.#slots.entries()) {
       const [id = key, model] = key.split('@')
       const found = this.#engines.get(id)
       const configured = next.speech.engines[id]
       const raw = model === undefined ? configured : { ...(configured as object), model }
       const result = found && resolveOptions(found.definition.optionsSchema, raw, id)
       const optionsKey = result?.ok ? runnerKey(result.value, next.speech) : null
-      if (optionsKey === live.optionsKey) live.runner.setTimeouts(timeoutsOf(next.speech))
+      if (optionsKey === live.optionsKey) live.value.runner.setTimeouts(timeoutsOf(next.speech))
       else this.#retire(key, live)
     }
   }

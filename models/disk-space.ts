@@ -23,7 +23,8 @@ export async function checkFreeSpace(folder: string, entry: CatalogEntry, needed
   const free = info.bavail * info.bsize
   if (free < needed) {
     throw errors.MODEL_DOWNLOAD_FAILED(
-      `${entry.id}: not enough disk space in ${folder}: about ${formatBytes(needed)} needed, ${formatBytes(free)} free`,
+      // The folder is not named: over the API this message must not reveal the data directory (issue 16).
+      `${entry.id}: not enough disk space in the models folder: about ${formatBytes(needed)} needed, ${formatBytes(free)} free`,
     )
   }
 }

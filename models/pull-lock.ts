@@ -36,7 +36,8 @@ export async function acquirePullLock(partialDir: string, id: string): Promise<P
     }
     await rm(file, { force: true })
   }
-  throw errors.MODEL_DOWNLOAD_FAILED(`${id}: could not take the download lock ${file}`)
+  // The lock file is not named: over the API this message must not reveal the data directory (issue 16).
+  throw errors.MODEL_DOWNLOAD_FAILED(`${id}: could not take the download lock (models/.partial/${id}.lock)`)
 }
 
 /** The pid in a lock file, or null when it cannot be read. */
