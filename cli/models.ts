@@ -3,7 +3,7 @@
  * 2 usage error. Progress and diagnostics go to stderr, results to stdout.
  */
 import { isDictumError } from '../kernel/errors.ts'
-import { describeModel } from '../models/describe.ts'
+import { describeListItem } from '../models/describe.ts'
 import { formatBytes } from '../models/format-bytes.ts'
 import type { ModelListItem, ModelManager } from '../models/manager.ts'
 import { ProgressBar } from './progress-bar.ts'
@@ -106,7 +106,9 @@ function dispatch(command: string, parsed: Parsed, io: ModelsIO, manager: ModelM
 async function list(io: ModelsIO, manager: ModelManager, json: boolean): Promise<number> {
   const items = await manager.list()
   if (json) {
-    io.stdout.write(`${JSON.stringify({ count: items.length, items: items.map(describeModel) }, null, 2)}\n`)
+    io.stdout.write(
+      `${JSON.stringify({ count: items.length, items: items.map(describeListItem) }, null, 2)}\n`,
+    )
     return 0
   }
   const header = ['ID', 'ENGINE', 'FAMILY', 'SIZE', 'CUSTOM WORDS', 'INSTALLED']

@@ -22,7 +22,7 @@ export interface ModelDescription {
   sizeOnDisk: number | null
 }
 
-export function describeModel(item: ModelListItem): ModelDescription {
+export function describeListItem(item: ModelListItem): ModelDescription {
   const { entry } = item
   return {
     id: entry.id,

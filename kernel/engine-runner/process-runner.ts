@@ -2,7 +2,7 @@ import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contrac
 import { type DictumError, errors, isDictumError } from '../errors.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
 import { NotStartedError } from './engine-errors.ts'
-import { EngineHost } from './host-handle.ts'
+import { EngineHost } from './engine-host.ts'
 import { DEFAULT_SAMPLE_MS, memoryLimitMb } from './memory-limit.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
 import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'

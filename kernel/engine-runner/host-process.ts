@@ -1,6 +1,6 @@
 /**
  * Entry file of an engine host: a child process that owns one engine instance (one loaded model) and serves
- * transcriptions one at a time for the API process. Started by {@link ./host-handle.ts}; never imported.
+ * transcriptions one at a time for the API process. Started by {@link ./engine-host.ts}; never imported.
  */
 import type { EngineInstance, PluginLogger } from '../contracts/engine.ts'
 import { AudioReceiver } from './audio-handoff.ts'

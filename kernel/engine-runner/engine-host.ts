@@ -54,9 +54,9 @@ interface Pending {
 
 export type HostStatus = 'loading' | 'idle' | 'busy' | 'dead'
 
-// The host next to this module: host.ts from the sources, host.js in the compiled package.
+// The engine host's own process next to this module: host-process.ts from the sources, .js when compiled.
 const hostFile = fileURLToPath(
-  new URL(import.meta.url.endsWith('.ts') ? './host.ts' : './host.js', import.meta.url),
+  new URL(import.meta.url.endsWith('.ts') ? './host-process.ts' : './host-process.js', import.meta.url),
 )
 const closeGraceMs = 2000
 /**
