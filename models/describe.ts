@@ -3,7 +3,7 @@
  */
 import type { ModelListItem } from './manager.ts'
 
-export interface ModelDescription {
+export interface ListItemDescription {
   id: string
   displayName: string
   family: string
@@ -22,7 +22,7 @@ export interface ModelDescription {
   sizeOnDisk: number | null
 }
 
-export function describeListItem(item: ModelListItem): ModelDescription {
+export function describeListItem(item: ModelListItem): ListItemDescription {
   const { entry } = item
   return {
     id: entry.id,

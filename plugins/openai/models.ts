@@ -5,7 +5,7 @@
  */
 
 import type { EngineRegistry } from '../../kernel/registry.ts'
-import { describeModel } from '../../models/describe.ts'
+import { describeListItem } from '../../models/describe.ts'
 import type { ModelManager } from '../../models/manager.ts'
 import type { ModelEntry } from './schemas.ts'
 
@@ -30,7 +30,7 @@ export async function listModelEntries(
     const installedAt = item.installed ? (await models.readManifest(item.entry.id))?.installedAt : undefined
     const created = installedAt ? Math.floor(Date.parse(installedAt) / 1000) : startedAt
     modelEntries.push({
-      ...describeModel(item),
+      ...describeListItem(item),
       // Where in the data dir, not the absolute path (it names the user's home); the CLI shows that one.
       path: item.installed ? `models/${item.entry.id}` : null,
       object: 'model',
