@@ -36,16 +36,18 @@ configured address, or --server), the work goes there and uses its loaded engine
 runs in this process.
 
 Options:
-  -f, --format FORMAT   text (default), json, srt or vtt
+  -f, --format FORMAT   text (default), json, verbose_json (OpenAI's), srt or vtt
   --json                Same as --format json
-  -o, --output-dir DIR  Write <DIR>/<file name>.<ext> for each file (ext: txt, json, srt, vtt)
+  -o, --output-dir DIR  Write <DIR>/<file name>.<ext> for each file (ext: txt, json,
+                        verbose.json, srt, vtt)
   --next-to             Write <file>.<ext> next to each audio file
   --engine ID           Use this engine instead of speech.engine (see 'dictum engines')
   --language CODE       Language hint for engines that take one
 ${SERVER_HELP}
 
 Without --output-dir or --next-to, transcripts go to stdout: with several files, text, srt and vtt
-are each preceded by a '==> file <==' line; json prints one JSON object per line (with "file").
+are each preceded by a '==> file <==' line; json prints one JSON object per line (with "file"),
+verbose_json one per line too.
 Written files are listed on stdout, one path per line. A progress bar is shown on stderr when it
 is a terminal.
 
@@ -237,7 +239,7 @@ class Batch {
 
   /** `==> file <==` before each document when several text/srt/vtt documents share stdout. */
   #heading(file: string, index: number): string {
-    if (this.#plan.files.length < 2 || this.#plan.format === 'json') return ''
+    if (this.#plan.files.length < 2 || this.#plan.format.endsWith('json')) return ''
     return `${index > 0 ? '\n' : ''}==> ${file} <==\n`
   }
 

@@ -1,15 +1,16 @@
-/** How `dictum transcribe` writes a transcript: plain text, JSON, SRT or WebVTT. */
+/** How `dictum transcribe` writes a transcript: the formats of the one formatter (plugins/transcribe/formats.ts). */
+import { DOCUMENT_FORMATS, type DocumentFormat, formatDocument } from '../plugins/transcribe/formats.ts'
 import type { Transcript } from '../plugins/transcribe/service.ts'
-import { cuesOf, formatSrt, formatVtt } from '../plugins/transcribe/subtitles.ts'
 import { usageError } from './cli-error.ts'
 
-export const FORMATS = ['text', 'json', 'srt', 'vtt'] as const
-export type TranscriptFormat = (typeof FORMATS)[number]
+export const FORMATS = DOCUMENT_FORMATS
+export type TranscriptFormat = DocumentFormat
 
 /** File name extension of each format. */
 export const EXTENSIONS: Record<TranscriptFormat, string> = {
   text: 'txt',
   json: 'json',
+  verbose_json: 'verbose.json',
   srt: 'srt',
   vtt: 'vtt',
 }
@@ -23,26 +24,10 @@ export function parseFormat(format: string | undefined, json: boolean | undefine
   return chosen as TranscriptFormat
 }
 
-/** The fields of a transcript as `--format json` shows them, with the file it came from. */
-export function transcriptJson(file: string, transcript: Transcript): Record<string, unknown> {
-  return {
-    file,
-    text: transcript.text,
-    rawText: transcript.rawText,
-    confidence: transcript.confidence,
-    language: transcript.language,
-    engine: transcript.engine,
-    provider: transcript.provider,
-    durationSeconds: transcript.durationSeconds,
-    sampleCount: transcript.sampleCount,
-    segments: transcript.segments,
-    words: transcript.words,
-  }
-}
-
 /**
  * The document for one file. `compact`: JSON on one line (stdout, one line per file); otherwise indented.
  * `replace` is the dictionary's replacement pass (subtitle cues cut from word timings go through it).
+ * `verbose_json` carries the words (OpenAI's `timestamp_granularities[]=word`).
  */
 export function renderTranscript(
   format: TranscriptFormat,
@@ -50,14 +35,5 @@ export function renderTranscript(
   transcript: Transcript,
   options: { compact: boolean; replace: (text: string) => string },
 ): string {
-  switch (format) {
-    case 'text':
-      return `${transcript.text}\n`
-    case 'json':
-      return `${JSON.stringify(transcriptJson(file, transcript), null, options.compact ? 0 : 2)}\n`
-    case 'srt':
-      return formatSrt(cuesOf(transcript, options.replace))
-    case 'vtt':
-      return formatVtt(cuesOf(transcript, options.replace))
-  }
+  return formatDocument(format, transcript, { ...options, file, words: true })
 }

@@ -5,38 +5,7 @@ import { EngineCapabilitiesSchema } from '../engines/schemas.ts'
 export const RESPONSE_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number]
 
-export const VerboseSegmentSchema = Type.Object({
-  id: Type.Integer(),
-  seek: Type.Integer(),
-  start: Type.Number(),
-  end: Type.Number(),
-  text: Type.String(),
-  tokens: Type.Array(Type.Integer()),
-  temperature: Type.Number(),
-  avg_logprob: Type.Number(),
-  compression_ratio: Type.Number(),
-  no_speech_prob: Type.Number(),
-})
-
-export const VerboseWordSchema = Type.Object({
-  word: Type.String(),
-  start: Type.Number(),
-  end: Type.Number(),
-  probability: Type.Optional(Type.Number()),
-})
-
-export const VerboseTranscriptionSchema = Type.Object({
-  task: Type.Literal('transcribe'),
-  language: Type.String(),
-  duration: Type.Number(),
-  text: Type.String(),
-  segments: Type.Array(VerboseSegmentSchema),
-  words: Type.Optional(Type.Array(VerboseWordSchema)),
-})
-
-export type VerboseSegment = Static<typeof VerboseSegmentSchema>
-export type VerboseWord = Static<typeof VerboseWordSchema>
-export type VerboseTranscription = Static<typeof VerboseTranscriptionSchema>
+export { VerboseTranscriptionSchema } from '../transcribe/schemas.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 

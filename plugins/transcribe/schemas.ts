@@ -1,5 +1,5 @@
 /** TypeBox schema of the transcription result (spec 2.5), plus `rawText` (docs/api-decisions.md). */
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 
 const SegmentSchema = Type.Object({ text: Type.String(), start: Type.Number(), end: Type.Number() })
 const WordSchema = Type.Object({
@@ -29,3 +29,37 @@ export const TranscribeQuerySchema = Type.Object({
     Type.Boolean({ description: 'Also return engine, language, durationSeconds, segments, words.' }),
   ),
 })
+
+/** OpenAI's `verbose_json` transcription document (also `dictum transcribe --format verbose_json`). */
+export const VerboseSegmentSchema = Type.Object({
+  id: Type.Integer(),
+  seek: Type.Integer(),
+  start: Type.Number(),
+  end: Type.Number(),
+  text: Type.String(),
+  tokens: Type.Array(Type.Integer()),
+  temperature: Type.Number(),
+  avg_logprob: Type.Number(),
+  compression_ratio: Type.Number(),
+  no_speech_prob: Type.Number(),
+})
+
+export const VerboseWordSchema = Type.Object({
+  word: Type.String(),
+  start: Type.Number(),
+  end: Type.Number(),
+  probability: Type.Optional(Type.Number()),
+})
+
+export const VerboseTranscriptionSchema = Type.Object({
+  task: Type.Literal('transcribe'),
+  language: Type.String(),
+  duration: Type.Number(),
+  text: Type.String(),
+  segments: Type.Array(VerboseSegmentSchema),
+  words: Type.Optional(Type.Array(VerboseWordSchema)),
+})
+
+export type VerboseSegment = Static<typeof VerboseSegmentSchema>
+export type VerboseWord = Static<typeof VerboseWordSchema>
+export type VerboseTranscription = Static<typeof VerboseTranscriptionSchema>
