@@ -23,3 +23,17 @@ export interface ConformanceTest {
   pass(...message: Message): unknown
   fail(...message: Message): unknown
 }
+
+/** The work's value, or undefined after a failure saying which promised thing threw. */
+export async function attempt<T>(
+  t: ConformanceTest,
+  what: string,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await work()
+  } catch (err) {
+    t.fail(`${what} threw: ${(err as Error)?.message ?? err}`)
+    return undefined
+  }
+}

@@ -21,7 +21,7 @@ import type {
   EngineTranscribeResult,
   PluginLogger,
 } from '../../kernel/contracts/engine.ts'
-import type { ConformanceTest as Test } from './conformance-test.ts'
+import { attempt, type ConformanceTest as Test } from './conformance-test.ts'
 import { capabilityProblems, resultProblems } from './engine-checks.ts'
 
 export interface EngineContractCase<S extends TSchema> {
@@ -228,16 +228,6 @@ function tile(samples: Float32Array, length: number): Float32Array {
   for (let at = 0; at < length; at += samples.length)
     out.set(samples.subarray(0, Math.min(samples.length, length - at)), at)
   return out
-}
-
-/** The work's value, or undefined after a failure saying which promised thing threw. */
-async function attempt<T>(t: Test, what: string, work: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await work()
-  } catch (err) {
-    t.fail(`${what} threw: ${(err as Error)?.message ?? err}`)
-    return undefined
-  }
 }
 
 /** A subtest, or a skipped one saying why it does not apply. */

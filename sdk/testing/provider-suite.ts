@@ -12,7 +12,7 @@ import { Kind } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { ProviderDefinition, ProviderInstance } from '../../kernel/contracts/provider.ts'
 import { TRANSCRIPT_PLACEHOLDER } from '../plugin.ts'
-import type { ConformanceTest as Test } from './conformance-test.ts'
+import { attempt, type ConformanceTest as Test } from './conformance-test.ts'
 
 export interface ProviderContractCase {
   definition: ProviderDefinition
@@ -164,16 +164,6 @@ export async function createInstance(
   const instance = await definition.create({ options: options as never, dataDir: os.tmpdir(), logger: quiet })
   t.teardown(() => instance.close?.())
   return instance
-}
-
-/** The work's value, or undefined after a failure saying what threw. */
-async function attempt<T>(t: Test, what: string, work: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await work()
-  } catch (err) {
-    t.fail(`${what} threw: ${(err as Error)?.message ?? err}`)
-    return undefined
-  }
 }
 
 /** The Error a promise rejects with; fails the test when it resolves. */
