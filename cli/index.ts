@@ -98,19 +98,17 @@ const models: CommandRunner = async (args, io) => {
   const rest = args.filter((_, i) => !consumed.has(i))
   const { loadConfig } = await import('../config/load.ts')
   const { config } = loadConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
-  const [{ discoverPlugins }, { modelCatalog }, { ModelManager }, { modelsCommand }] = await Promise.all([
+  const [{ discoverPlugins }, { createModelManager }, { modelsCommand }] = await Promise.all([
     import('../kernel/discovery.ts'),
-    import('../models/catalog.ts'),
-    import('../models/manager.ts'),
+    import('../models/feature.ts'),
     import('./models.ts'),
   ])
   // The catalog is what the engines ship: the built-in ones and those named in config `plugins`.
-  const discovery = await discoverPlugins({ plugins: config.plugins })
-  const manager = new ModelManager({
+  const manager = createModelManager({
     modelsDir: path.join(config.dataDir, 'models'),
     logger: quietLogger,
     mirror: config.models.mirror,
-    catalog: modelCatalog(discovery.engines.values()),
+    discovery: await discoverPlugins({ plugins: config.plugins }),
   })
   const controller = new AbortController()
   const onSigint = () => controller.abort(new Error('interrupted'))

@@ -15,8 +15,13 @@ import Fastify, {
 } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
 import { logStream } from '../lib/log-destination.ts'
-import type { Feature } from './container.ts'
-import { buildContainer, type Cradle, closeContainer, type DictumContainer } from './container.ts'
+import {
+  buildContainer,
+  type Cradle,
+  closeContainer,
+  type DictumContainer,
+  type Feature,
+} from './container.ts'
 import { type DiscoveryResult, discoverPlugins } from './discovery.ts'
 import { errorBody, errors } from './errors.ts'
 import { accessLog } from './http/access-log.ts'

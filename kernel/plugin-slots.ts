@@ -20,7 +20,7 @@ export interface SlotEvents<T> {
   /** A value was retired while requests still held it (they finish on it first). */
   draining?: (key: string, slot: Slot<T>) => void
   /** The last holder let go of a value that is still live. */
-  idle?: (key: string, slot: Slot<T>) => void
+  idle?: (slot: Slot<T>) => void
   /** A request took hold of a value. */
   held?: (slot: Slot<T>) => void
 }
@@ -61,7 +61,7 @@ export class PluginSlots<T> {
       slot.users--
       if (slot.users > 0) return
       if (slot.retired) this.#closeRetired(slot)
-      else this.#events.idle?.(this.#keyOf(slot) ?? '', slot)
+      else this.#events.idle?.(slot)
     }
   }
 
@@ -95,10 +95,5 @@ export class PluginSlots<T> {
       .close(slot.value)
       .catch(() => {})
       .finally(() => this.#draining.delete(slot))
-  }
-
-  #keyOf(slot: Slot<T>): string | undefined {
-    for (const [key, live] of this.#live) if (live === slot) return key
-    return undefined
   }
 }

@@ -88,7 +88,7 @@ export class EngineRegistry {
     this.#slots = new PluginSlots<EngineSlot>({
       close: (engine) => engine.runner.close(),
       held: (slot) => slot.value.idle?.cancel(),
-      idle: (_key, slot) => slot.value.idle?.touch(),
+      idle: (slot) => slot.value.idle?.touch(),
       draining: (key, slot) =>
         this.#logger.info(
           { engine: key, requests: slot.users },
