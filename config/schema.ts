@@ -161,6 +161,54 @@ export const HistorySchema = Type.Object(
   { additionalProperties: false, default: {} },
 )
 
+export const RealtimeSchema = Type.Object(
+  {
+    maxSessions: Type.Integer({
+      minimum: 1,
+      default: 8,
+      description:
+        'Live dictation sessions open at once (realtime WebSocket, Wyoming, streamed transcriptions); more are refused.',
+    }),
+    idleTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 30_000,
+      description: 'A live session that receives no audio or event for this long is closed.',
+    }),
+    maxUtteranceSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 120,
+      description: 'Longest utterance of a live session: speech going on past it is committed there.',
+    }),
+    maxFrameBytes: Type.Integer({
+      minimum: 1024,
+      default: 1_048_576,
+      description: 'Largest message (WebSocket frame, Wyoming event) a live session accepts.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const WyomingSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: false,
+      description: 'Serve the Wyoming protocol (Home Assistant voice pipelines) for speech to text.',
+    }),
+    host: Type.String({
+      default: '127.0.0.1',
+      minLength: 1,
+      description: 'Address the Wyoming server binds.',
+    }),
+    port: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      default: 10300,
+      description: 'TCP port of the Wyoming server (0: any free).',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
 export const LogSchema = Type.Object(
   {
     level: Type.Union(
@@ -190,6 +238,8 @@ export const ConfigSchema = Type.Object(
     models: ModelsSchema,
     ai: AiSchema,
     history: HistorySchema,
+    realtime: RealtimeSchema,
+    wyoming: WyomingSchema,
     plugins: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description: 'Extra engine/provider modules: paths (relative to the config file) or package names.',

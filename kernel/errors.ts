@@ -65,6 +65,10 @@ const catalogue = {
   ENGINE_FAILED: { status: 500, message: (d) => `Speech engine failed: ${d}` },
   ENGINE_MEMORY_LIMIT: { status: 500, message: (d) => `Speech engine exceeded its memory limit: ${d}` },
   ENGINE_BUSY: { status: 503, message: (d) => `Speech engine is busy: ${d}` },
+  ENGINE_STREAMING_UNSUPPORTED: {
+    status: 501,
+    message: (d) => `Speech engine does not stream: ${d}`,
+  },
   REMOTE_ENGINE_FAILED: { status: 502, message: (d) => `Remote transcription server failed: ${d}` },
   REMOTE_ENGINE_TIMEOUT: { status: 504, message: (d) => `Remote transcription server timed out: ${d}` },
 

@@ -40,6 +40,12 @@ export interface EngineCapabilities {
    * kernel's VAD before it reaches the engine. `null` means no limit.
    */
   maxAudioSeconds: number | null
+  /**
+   * True when the instance implements {@link EngineInstance.openStream}: it decodes audio as it arrives and
+   * gives partial hypotheses mid-utterance. Absent or false: live dictation still works with this engine,
+   * the kernel cuts the stream at pauses (VAD) and transcribes each utterance whole (final results only).
+   */
+  streaming?: boolean
 }
 
 /** One custom word of the dictionary, as the engine receives it. */
@@ -102,6 +108,41 @@ export interface EngineTranscribeResult {
   debug?: Record<string, unknown>
 }
 
+/** How a live utterance is decoded: what {@link EngineInstance.openStream} is given. */
+export interface EngineStreamOptions {
+  /** The dictionary's custom words; engines without the `customWords` capability ignore them. */
+  customWords: EngineCustomWord[]
+  /** Optional language hint (ISO 639-1). */
+  language?: string
+  /** Optional prompt / context text, for engines that take one. */
+  prompt?: string
+}
+
+/** The engine's current best guess for the utterance so far. Later partials may revise earlier words. */
+export interface EnginePartial {
+  /** The whole hypothesis of the utterance so far (not a delta), custom-word aliases written back. */
+  text: string
+}
+
+/**
+ * One live utterance being decoded (streaming capability). The kernel calls `accept` with consecutive chunks
+ * of 16 kHz mono float samples (each call awaited before the next), then exactly one of `finish` or `cancel`.
+ * Chunks are valid only during the call: copy what must be kept. One stream is one utterance; the kernel
+ * opens a new stream for the next one, and may hold several streams of one instance open at once (one per
+ * live session), so each stream needs its own decoder state.
+ */
+export interface EngineStream {
+  /** Decodes a chunk; returns the utterance's hypothesis when it changed, else null. */
+  accept(samples: Float32Array): EnginePartial | null | Promise<EnginePartial | null>
+  /**
+   * Ends the utterance and returns its final result, timings relative to the utterance's first sample (the
+   * kernel adds the offset). The final text should be what `transcribe` gives for the same audio.
+   */
+  finish(): Promise<EngineTranscribeResult>
+  /** Drops the utterance and frees the stream's resources. Safe to call after `finish`, and twice. */
+  cancel(): void
+}
+
 /** Everything an engine instance is given when created. */
 export interface EngineContext<O = unknown> {
   /** The engine's options (config `speech.engines.<id>`), validated against its schema, defaults applied. */
@@ -125,6 +166,11 @@ export interface EngineInstance {
   load(): Promise<void>
   /** Transcribes one piece of audio (no longer than `capabilities.maxAudioSeconds`). */
   transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
+  /**
+   * Opens a live utterance (the `streaming` capability; see {@link EngineStream}). Called after `load()`.
+   * Omitted: the engine does not stream, and the kernel transcribes each utterance whole.
+   */
+  openStream?(options: EngineStreamOptions): EngineStream | Promise<EngineStream>
   /** Releases the model and every native resource. Safe to call twice. */
   close(): Promise<void>
 }

@@ -2,10 +2,11 @@ import { timeLimit } from '../../lib/timeout.ts'
 import type {
   EngineDefinition,
   EngineInstance,
+  EngineStreamOptions,
   EngineTranscribeRequest,
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
-import { type DictumError, isDictumError } from '../errors.ts'
+import { type DictumError, errors, isDictumError } from '../errors.ts'
 import {
   loadFailure,
   loadTimeoutError,
@@ -16,7 +17,13 @@ import {
 import { toWireError } from './protocol.ts'
 import { oversizeReason } from './result-limit.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
-import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
+import type {
+  EngineRunner,
+  EngineRunnerOptions,
+  EngineRunnerState,
+  EngineRunnerTimeouts,
+  RunnerStream,
+} from './types.ts'
 
 /**
  * Runs an engine inside the API process (isolation 'none', for engines without native code). Same queue,
@@ -55,6 +62,11 @@ export class InlineEngineRunner implements EngineRunner {
       this.#loading = null
     })
     return this.#loading
+  }
+
+  // Placeholder until streams run in engine hosts (issue 13, in progress): no engine streams yet.
+  async openStream(_options: EngineStreamOptions, _signal?: AbortSignal): Promise<RunnerStream> {
+    throw errors.ENGINE_STREAMING_UNSUPPORTED(`${this.#options.engineId}.`)
   }
 
   async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {

@@ -1,11 +1,21 @@
-import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contracts/engine.ts'
+import type {
+  EngineStreamOptions,
+  EngineTranscribeRequest,
+  EngineTranscribeResult,
+} from '../contracts/engine.ts'
 import { type DictumError, errors, isDictumError } from '../errors.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
 import { NotStartedError } from './engine-errors.ts'
 import { EngineHost } from './engine-host.ts'
 import { DEFAULT_SAMPLE_MS, memoryLimitMb } from './memory-limit.ts'
 import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
-import type { EngineRunner, EngineRunnerOptions, EngineRunnerState, EngineRunnerTimeouts } from './types.ts'
+import type {
+  EngineRunner,
+  EngineRunnerOptions,
+  EngineRunnerState,
+  EngineRunnerTimeouts,
+  RunnerStream,
+} from './types.ts'
 
 // MODEL_INVALID from a transcription: the model loaded but yields garbage (NaN scores), the engine shows failed.
 const recordedCodes = new Set([
@@ -60,6 +70,11 @@ export class ProcessEngineRunner implements EngineRunner {
       this.#loading = null
     })
     return this.#loading
+  }
+
+  // Placeholder until streams run in engine hosts (issue 13, in progress): no engine streams yet.
+  async openStream(_options: EngineStreamOptions, _signal?: AbortSignal): Promise<RunnerStream> {
+    throw errors.ENGINE_STREAMING_UNSUPPORTED(`${this.#options.engineId}.`)
   }
 
   async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {

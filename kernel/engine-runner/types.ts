@@ -1,5 +1,7 @@
 import type {
   EngineDefinition,
+  EnginePartial,
+  EngineStreamOptions,
   EngineTranscribeRequest,
   EngineTranscribeResult,
   PluginLogger,
@@ -57,10 +59,39 @@ export interface EngineRunner {
   /** Loads first when needed. Rejects with catalogue errors only (or the signal's reason when aborted). */
   transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
   /**
+   * Opens a live utterance on the engine (only for engines with the `streaming` capability; others reject
+   * with ENGINE_STREAMING_UNSUPPORTED). Loads first when needed. With process isolation the stream lives in
+   * an engine host, beside the hosts that serve `transcribe` so that a live session never waits behind a
+   * long file; a host crash fails every stream it carried (their `failed` promise rejects with the crash's
+   * catalogue error) and the next stream starts a new host.
+   */
+  openStream(options: EngineStreamOptions, signal?: AbortSignal): Promise<RunnerStream>
+  /**
    * New `requestTimeoutMs` / `loadTimeoutMs` for the transcriptions and loads that start from now on (a
    * config edit of the timeouts needs no restart of the loaded engine).
    */
   setTimeouts(timeouts: EngineRunnerTimeouts): void
   /** Stops every host and rejects queued requests. Safe to call twice. */
   close(): Promise<void>
+}
+
+/**
+ * A live utterance as the kernel sees it, wherever the engine runs. `write` never blocks: chunks are queued
+ * and decoded in order, partial hypotheses arrive through `onPartial`. Exactly one of `finish` or `cancel`
+ * ends it.
+ */
+export interface RunnerStream {
+  /** Queues 16 kHz mono float samples (copied or transferred: the caller may reuse the array). */
+  write(samples: Float32Array): void
+  /** Called with each new hypothesis of the utterance, in order. */
+  onPartial(listener: (partial: EnginePartial) => void): void
+  /** Decodes what is queued and returns the final result (rejects with a catalogue error). */
+  finish(): Promise<EngineTranscribeResult>
+  /** Drops the utterance; a pending `finish` rejects with the abort. Safe to call twice. */
+  cancel(): void
+  /**
+   * Rejects when the stream fails before `finish` (engine error, host crash, memory limit): the session
+   * reports it. Never resolves otherwise.
+   */
+  readonly failed: Promise<never>
 }

@@ -27,6 +27,7 @@ function recordingFactory(seen: Seen[]): RunnerFactory {
       load: () => runner.load(),
       close: () => runner.close(),
       setTimeouts: (timeouts) => runner.setTimeouts(timeouts),
+      openStream: (streamOptions, signal) => runner.openStream(streamOptions, signal),
       get state() {
         return runner.state
       },
