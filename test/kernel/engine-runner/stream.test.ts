@@ -29,7 +29,7 @@ for (const isolation of ['none'] as const) {
     const result = await stream.finish()
 
     const all = new Float32Array(chunks.length * 800)
-    chunks.forEach((chunk, i) => all.set(chunk, i * 800))
+    for (const [i, chunk] of chunks.entries()) all.set(chunk, i * 800)
     const expected = expectedText(all, MS_PER_WORD)
     t.equal(expected, 'alpha bravo charlie delta', 'the fixture hears 8 loud chunks as 4 words')
     t.equal(result.text, expected, 'the final text is what the whole audio gives')
