@@ -116,6 +116,20 @@ t.test('an engine that aborts in accept ends its host streams with ENGINE_CRASHE
   t.match(error.message, /SIGABRT/)
 })
 
+t.test('a stream host over its memory limit ends its streams with ENGINE_MEMORY_LIMIT', async (t) => {
+  const runner = processRunner({ leakAfterChunks: 1 }, { memoryLimitMb: 200, maxStreamHosts: 1 })
+  t.teardown(() => runner.close())
+  const leaking = await runner.openStream(noWords)
+  const other = await runner.openStream(noWords)
+  leaking.write(audio(100))
+  leaking.write(audio(100))
+  const error = (await leaking.failed.catch((e) => e)) as DictumError
+  t.equal(error.code, 'ENGINE_MEMORY_LIMIT')
+  t.match(error.message, /memory limit of 200 MB \(speech\.memoryLimitMb\); the engine was stopped/)
+  t.equal(await other.failed.catch((e) => e), error, 'the host is gone, with its other stream')
+  t.equal(runner.lastError, error)
+})
+
 t.test('a stuck finish fails with ENGINE_TIMEOUT and replaces the host', async (t) => {
   const runner = processRunner({ finishDelayMs: 60_000 }, { requestTimeoutMs: 300, maxStreamHosts: 1 })
   t.teardown(() => runner.close())
