@@ -151,3 +151,29 @@ t.test('a client sending audio far faster than the engine transcribes it is stop
     'nothing after the fatal error',
   )
 })
+
+t.test('a session keeps its engine through a config edit; the next session gets the new one', async (t) => {
+  const app = await streamingApp(t)
+  const { configStore, live } = app.dictum
+  const log = new EventLog()
+  const before = await live.open(COMMIT, log.listener)
+  await configStore.update({
+    ...configStore.current,
+    speech: {
+      ...configStore.current.speech,
+      engines: { ...configStore.current.speech.engines, 'fixture-streaming-inline': { msPerWord: 50 } },
+    },
+  })
+  const after = new EventLog()
+  const session = await live.open(COMMIT, after.listener)
+  const pcm = clipPcm('cards-002.wav')
+  await appendInChunks(before, pcm, 50)
+  await appendInChunks(session, pcm, 50)
+  await Promise.all([before.close(), session.close()])
+  const words = (events: EventLog) => events.of('completed')[0]!.transcript.split(' ').length
+  t.ok(words(log) > 5, `the open session still hears a word per 100 ms (${words(log)} words)`)
+  t.ok(
+    Math.abs(words(after) - 2 * words(log)) <= 1,
+    `the new session a word per 50 ms (${words(after)} words)`,
+  )
+})
