@@ -16,6 +16,7 @@ import { historyFeature } from '../plugins/history/index.ts'
 import { openaiFeature } from '../plugins/openai/index.ts'
 import { openapiFeature } from '../plugins/openapi/index.ts'
 import { postprocessFeature } from '../plugins/postprocess/index.ts'
+import { realtimeFeature } from '../plugins/realtime/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
 
@@ -34,6 +35,7 @@ export const FEATURES: readonly Feature[] = [
   transcribeFeature,
   dictateFeature,
   openaiFeature,
+  realtimeFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>
