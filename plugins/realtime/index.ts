@@ -11,6 +11,7 @@ import websocket from '@fastify/websocket'
 import type { WebSocket } from 'ws'
 import type { Feature } from '../../kernel/container.ts'
 import { errorBody, errors } from '../../kernel/errors.ts'
+import { onDraining } from '../../kernel/http/draining.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { chooseModel } from '../openai/model-choice.ts'
 import { RealtimeConnection } from './connection.ts'
@@ -45,6 +46,10 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       for (const connection of connections) connection.shutdown()
       done()
     },
+  })
+  // The listener stops accepting (shutdown, or it moves): sessions end now, not at their idle timeout.
+  onDraining(app.server, () => {
+    for (const connection of connections) connection.shutdown()
   })
   // ws reads maxPayload at each upgrade: an edit of realtime.maxFrameBytes applies to the next session.
   configStore.onChange((next) => {
