@@ -202,6 +202,12 @@ export class LiveSessionImpl implements LiveSession {
 
   #feedWindow(window: Float32Array): void {
     const detector = this.#detector as TurnDetector
+    if (this.#open && this.#open.item.length + window.length > this.#maxItemSamples()) {
+      // speech going on past the longest item: it is committed here and goes on in a new item
+      detector.cut()
+      this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(this.#recent.end) })
+      this.#endItem(this.#recent.end)
+    }
     this.#recent.push(window)
     this.#open?.item.write(window)
     const turn = detector.accept(window)
@@ -214,12 +220,6 @@ export class LiveSessionImpl implements LiveSession {
       this.#emit({ type: 'speech_started', itemId: open.item.id, audioStartMs: toMs(start) })
     } else if (turn?.type === 'stop' && this.#open) {
       this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(turn.at) })
-      this.#endItem(this.#recent.end)
-    }
-    if (this.#open && this.#open.item.length >= this.#maxItemSamples()) {
-      // speech going on past the longest item: it is committed here and the next window starts a new one
-      detector.cut()
-      this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(this.#recent.end) })
       this.#endItem(this.#recent.end)
     }
   }

@@ -28,12 +28,11 @@ export interface TurnDetectorOptions {
 export class TurnDetector {
   readonly #vad: NativeVad
   readonly #leadIn: number
-  readonly #origin: number
-  /** Samples fed, relative to the origin (sherpa-onnx's own positions). */
+  /** Absolute position of sherpa-onnx's sample 0 (moves on at each cut: the detector starts afresh). */
+  #origin: number
+  /** Samples fed since the origin (sherpa-onnx's own positions). */
   #fed = 0
   #speaking = false
-  /** Speech never starts before this (relative) position: the end of the last cut item. */
-  #floor = 0
 
   constructor(options: TurnDetectorOptions) {
     const minSpeech = Math.round(options.minSpeechSeconds * SAMPLE_RATE)
@@ -72,7 +71,7 @@ export class TurnDetector {
     const detected = this.#vad.isDetected()
     let event: TurnEvent | null = null
     if (detected && !this.#speaking) {
-      event = { type: 'start', at: this.#origin + Math.max(this.#floor, this.#fed - this.#leadIn) }
+      event = { type: 'start', at: this.#origin + Math.max(0, this.#fed - this.#leadIn) }
     } else if (!detected && this.#speaking) {
       const end = this.#drain()
       event = { type: 'stop', at: this.#origin + (end ?? this.#fed) }
@@ -83,14 +82,16 @@ export class TurnDetector {
   }
 
   /**
-   * Ends the open speech here (an item cut at maxUtteranceSeconds, or a commit): speech going on starts
-   * a new turn at once, no earlier than this point.
+   * Ends the open speech here (an item cut at maxUtteranceSeconds, a commit, a clear): the detector starts
+   * afresh, so speech going on starts a new turn once it is heard again, never before this point. (A reset,
+   * not sherpa-onnx's flush: after a flush, speech ending within the silence duration asks its buffer for
+   * a negative length.)
    */
   cut(): void {
-    this.#vad.flush()
-    this.#drain()
+    this.#vad.reset()
+    this.#origin += this.#fed
+    this.#fed = 0
     this.#speaking = false
-    this.#floor = this.#fed
   }
 
   /** Pops finished segments (the session keeps its own audio); returns the last one's end. */
