@@ -154,6 +154,13 @@ t.test('malformed events get error events in OpenAI shape and the session goes o
       `${String(frame).slice(0, 60)} → ${code}`,
     )
   }
+  // A commit with nothing to commit: OpenAI's code, from the live session, which goes on.
+  const before = client.events.length
+  client.send({ type: 'input_audio_buffer.commit', event_id: 'c1' })
+  t.match((await client.next('error', before)).error, {
+    type: 'invalid_request_error',
+    code: 'input_audio_buffer_commit_empty',
+  })
   const withId = client
     .ofType('error')
     .find((e) => e.error.code === 'invalid_value' && e.error.param === 'type')
