@@ -83,7 +83,7 @@ t.test('describe → info: the asr program, its models, transcript streaming', a
   const echo = models.find((m) => m.name === 'fixture-echo')
   t.match(echo, { installed: true, languages: ['en'], attribution: { name: 'dictum' }, description: String })
   const any = models.find((m) => m.name === 'fixture-streaming-inline')
-  t.ok((any?.languages as string[]).includes('de'), 'an engine of any language lists language codes')
+  t.ok(((any?.languages ?? []) as string[]).includes('de'), 'an engine of any language lists language codes')
   t.ok(
     models.every((m) => Array.isArray(m.languages) && (m.languages as string[]).every((l) => l !== '*')),
     'no wildcard',
