@@ -37,6 +37,10 @@ export interface EngineRunnerOptions {
    * Default: `/dev/shm` when writable; null sends every piece through the IPC pipe.
    */
   audioDir?: string | null
+  /** Process isolation: most hosts that carry streams (default: `os.availableParallelism()`). */
+  maxStreamHosts?: number
+  /** Process isolation: a stream host left without streams stops after this long (default 30 s). */
+  streamHostIdleMs?: number
 }
 
 export interface EngineRunnerContext {
