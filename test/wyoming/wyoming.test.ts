@@ -91,7 +91,7 @@ t.test('describe → info: the asr program, its models, transcript streaming', a
 })
 
 t.test('a transcript, with the streaming events around it; the connection serves several', async (t) => {
-  const { port } = await serve(t)
+  const { server, port } = await serve(t)
   const client = await connect(t, port)
   const events = await transcribe(client, GO, MONO16, { language: 'en' })
   t.same(types(events), ['transcript-start', 'transcript-chunk', 'transcript', 'transcript-stop'])
@@ -99,6 +99,8 @@ t.test('a transcript, with the streaming events around it; the connection serves
   const frames = GO.length / 2
   t.same(transcript.data, { text: `heard ${frames} samples`, language: 'en' })
   t.equal(events[1]!.data.text, transcript.data.text, 'the chunks spell the transcript')
+  const history = await server.app.inject({ method: 'GET', url: '/v1/history' })
+  t.match(history.json().items[0], { appName: 'wyoming', finalText: `heard ${frames} samples` }, 'in history')
 
   // The same audio as 48 kHz stereo 32-bit: converted to what the engine takes.
   const stereo = Buffer.alloc(GO.length * 3 * 2 * 2)
