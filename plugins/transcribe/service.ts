@@ -36,6 +36,19 @@ export interface TranscribeOptions {
   engineId?: string
   /** With `engineId`: this catalog model instead of the one the engine's options name. */
   model?: string
+  /**
+   * Called with each piece that holds speech, in order, as soon as the engine has transcribed it (streamed
+   * transcriptions). Its text is the engine's, before replacements.
+   */
+  onPiece?: (piece: TranscribedPiece) => void
+}
+
+export interface TranscribedPiece {
+  /** The engine's text of the piece, before replacements. */
+  text: string
+  /** Seconds from the start of the audio. */
+  startSeconds: number
+  seconds: number
 }
 
 /** A finished transcription. Times are seconds from the start of the audio. */
@@ -115,7 +128,9 @@ export class TranscriptionService {
         piece.speech,
       ])
       if (!speech) continue
-      pieces.push({ result, startSeconds: piece.startSeconds, seconds: piece.samples.length / SAMPLE_RATE })
+      const seconds = piece.samples.length / SAMPLE_RATE
+      pieces.push({ result, startSeconds: piece.startSeconds, seconds })
+      options.onPiece?.({ text: result.text, startSeconds: piece.startSeconds, seconds })
     }
     const joined = joinPieces(pieces, (text) => dictionary.applyReplacements(text))
     return {
