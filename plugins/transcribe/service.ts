@@ -16,6 +16,7 @@ import type {
   TranscriptSegment,
   TranscriptWord,
 } from '../../kernel/contracts/engine.ts'
+import type { SlotPriority } from '../../kernel/engine-runner/types.ts'
 import { errors } from '../../kernel/errors.ts'
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../../vad/index.ts'
@@ -36,6 +37,10 @@ export interface TranscribeOptions {
   engineId?: string
   /** With `engineId`: this catalog model instead of the one the engine's options name. */
   model?: string
+  /** `low` for batch work (transcription jobs): requests to the engine wait behind dictation's. */
+  priority?: SlotPriority
+  /** Called after each piece with the seconds of audio transcribed so far (jobs report progress with it). */
+  onProgress?: (seconds: number) => void
 }
 
 /** A finished transcription. Times are seconds from the start of the audio. */
@@ -114,6 +119,7 @@ export class TranscriptionService {
         this.#run(engine, piece.samples, piece.startSeconds, options),
         piece.speech,
       ])
+      options.onProgress?.(piece.startSeconds + piece.samples.length / SAMPLE_RATE)
       if (!speech) continue
       pieces.push({ result, startSeconds: piece.startSeconds, seconds: piece.samples.length / SAMPLE_RATE })
     }
@@ -187,6 +193,7 @@ export class TranscriptionService {
         ...(options.prompt ? { prompt: options.prompt } : {}),
       },
       options.signal,
+      options.priority,
     )
     return result
   }
