@@ -30,16 +30,18 @@ export const DEFAULT_PRIORITY = 0
 
 /**
  * Where a job's audio is. Audio bytes are never kept in the job record: an upload is spooled to a file
- * first (`<jobs.resultsDir>/spool/<id>…`), so whoever runs the job reads it by path (a worker on another
- * machine needs that folder on shared storage, or a URL input).
+ * first (`<jobs.resultsDir>/spool/…`), so whoever runs the job reads it by path (a worker on another
+ * machine needs that folder on shared storage, or a URL input). Paths inside `jobs.resultsDir` are kept
+ * relative to it, so each machine resolves them against its own `jobs.resultsDir` (a shared folder may be
+ * mounted at different places) and the API never shows the data dir.
  */
 export type JobInput =
   /** An absolute path the runner of the job can read. */
   | { kind: 'path'; path: string }
   /** An http(s) URL, fetched by the runner when the job starts (lib/http-client.ts, within the audio limits). */
   | { kind: 'url'; url: string }
-  /** A file uploaded with the request, spooled at `path`; `filename` is the name the client gave. */
-  | { kind: 'upload'; path: string; filename: string }
+  /** A file uploaded with the request, spooled at `file` (relative to `jobs.resultsDir`); `filename` is the name the client gave. */
+  | { kind: 'upload'; file: string; filename: string }
 
 /** What a submission asks for: one job (a batch is one submission per file, sharing `batchId`). */
 export interface JobSpec {
@@ -82,7 +84,7 @@ export interface JobResult {
   engine: string
   provider: string
   language: string | null
-  /** Absolute path of each requested document, under `jobs.resultsDir`. */
+  /** Each requested document's file, relative to `jobs.resultsDir`: `<job id>/<audio name>.<ext>`. */
   files: Partial<Record<DocumentFormat, string>>
   /** Wall time of the successful run, seconds. */
   processingSeconds: number
@@ -138,6 +140,12 @@ export interface JobPage {
 export interface JobBackend {
   readonly kind: 'local' | 'redis'
   /**
+   * Begins work, once the app is ready (the service calls it; the CLI's in-process apps never do, so a
+   * `dictum` command run beside the service does not take its jobs): the local backend queues again the jobs
+   * a stopped process left active (the attempt counts) and starts running queued jobs.
+   */
+  start(): Promise<void>
+  /**
    * Records the job as queued (durably: it survives a restart) and returns it; with an idempotency key
    * already used, returns that key's job unchanged and `created: false`.
    */
@@ -171,7 +179,7 @@ export interface JobRunContext {
  * Runs one job: reads its input, transcribes it with the app's TranscriptionService (engine requests marked
  * low priority, so dictation on the same machine goes first), writes each requested format under
  * `<resultsDir>/<job id>/` (each file written whole, then renamed into place), and resolves with the
- * result. Rejects with a catalogue error; {@link isRetryable} tells whether another attempt may succeed.
+ * result. It leaves the input alone: the backend removes a spooled upload when its job is final. Rejects with a catalogue error; {@link isRetryable} tells whether another attempt may succeed.
  */
 export interface JobExecutor {
   run(job: JobRecord, context: JobRunContext): Promise<JobResult>
