@@ -5,6 +5,7 @@
  */
 import { audioFeature } from '../audio/feature.ts'
 import type { DictumConfig } from '../config/schema.ts'
+import { jobsFeature } from '../jobs/feature.ts'
 import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
 import { modelsFeature } from '../models/feature.ts'
@@ -34,6 +35,7 @@ export const FEATURES: readonly Feature[] = [
   transcribeFeature,
   dictateFeature,
   openaiFeature,
+  jobsFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>

@@ -4,6 +4,7 @@
  * error, result and runner one each: they are read and written whole.
  */
 import { randomBytes } from 'node:crypto'
+import { errors } from '../../kernel/errors.ts'
 import type { Db } from '../../kernel/storage/database.ts'
 import type {
   JobError,
@@ -117,6 +118,11 @@ export class JobStore {
       params.push(...states)
     }
     if (query.cursor) {
+      if (!/^[1-9]\d{0,15}$/.test(query.cursor)) {
+        throw errors.INVALID_REQUEST('cursor must be the nextCursor of a previous page.', {
+          extra: { param: 'cursor' },
+        })
+      }
       where.push('seq < ?')
       params.push(Number(query.cursor))
     }
