@@ -4,9 +4,10 @@
  * the result route, idempotency, listing with paging, validation, server-sent events over real HTTP.
  */
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import path from 'node:path'
 import t from 'tap'
-import { injectJson, tempDir } from '../helpers/build.ts'
+import { build, injectJson, tempDir } from '../helpers/build.ts'
 import { listen } from '../helpers/http.ts'
 import { buildJobsApp, JFK, type Json, waitFor } from './helpers.ts'
 
@@ -233,3 +234,79 @@ t.test('events: the state, progress, then completed, and the stream ends (real H
   t.match(late, /^event: completed\ndata: \{/)
   t.equal(late.match(/event:/g)?.length, 1)
 })
+
+t.test('a JSON body keeps the small body limit; an upload gets the audio one', async (t) => {
+  const app = await buildJobsApp(t, { api: { bodyLimit: 2048, audioBodyLimit: 4096 } })
+  const big = await injectJson(app, 'POST', '/v1/jobs', { path: JFK, prompt: 'x'.repeat(3000) })
+  t.equal(big.status, 413)
+  t.equal(big.body.code, 'REQUEST_TOO_LARGE')
+  const form = new FormData()
+  form.append('file', new Blob([Buffer.alloc(3000, 1)]), 'a.wav')
+  const request = new Request('http://x/', { method: 'POST', body: form })
+  const upload = await app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers: { 'content-type': request.headers.get('content-type') as string },
+    payload: Buffer.from(await request.arrayBuffer()),
+  })
+  t.equal(upload.statusCode, 201, 'over the JSON limit, within the audio one')
+  const tooBig = new FormData()
+  tooBig.append('file', new Blob([Buffer.alloc(5000, 1)]), 'a.wav')
+  const request2 = new Request('http://x/', { method: 'POST', body: tooBig })
+  const refused = await app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers: { 'content-type': request2.headers.get('content-type') as string },
+    payload: Buffer.from(await request2.arrayBuffer()),
+  })
+  t.equal(refused.statusCode, 413)
+})
+
+t.test(
+  'a job by URL: fetched when it runs (loopback server); 4xx and over the size limit fail at once',
+  async (t) => {
+    const audio = readFileSync(JFK)
+    const server = createServer((request, response) => {
+      if (request.url?.split('?')[0] === '/talk.wav') response.end(audio)
+      else {
+        response.statusCode = 404
+        response.end('no')
+      }
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => server.close())
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+    const dataDir = tempDir(t)
+    const app = await buildJobsApp(t, { dataDir, jobs: { maxUrlBytes: audio.length + 10 } })
+    const ok = await injectJson(app, 'POST', '/v1/jobs', {
+      url: `${base}/talk.wav?token=secret`,
+      formats: ['text'],
+    })
+    t.equal(ok.status, 201)
+    const done = await waitFor(app, ok.body.id)
+    t.equal(done.state, 'completed', JSON.stringify(done.error))
+    t.equal(done.result.files.text, `${done.id}/talk.txt`)
+    t.ok(done.result.durationSeconds > 10, 'the whole clip')
+    t.same(readdirSync(path.join(dataDir, 'jobs', 'spool')), [], 'the download is removed')
+    const missing = await waitFor(
+      app,
+      (await injectJson(app, 'POST', '/v1/jobs', { url: `${base}/gone.wav` })).body.id,
+    )
+    t.equal(missing.state, 'failed')
+    t.equal(missing.attempts, 1)
+    t.same(missing.error, {
+      code: 'AUDIO_URL_REFUSED',
+      message: `Audio URL refused: ${base}/gone.wav answered 404.`,
+    })
+    const small = await build(t, { vad: { enabled: false }, jobs: { maxUrlBytes: 1024 } })
+    const large = await waitFor(
+      small,
+      (await injectJson(small, 'POST', '/v1/jobs', { url: `${base}/talk.wav` })).body.id,
+    )
+    t.equal(large.state, 'failed')
+    t.match(large.error, {
+      code: 'AUDIO_URL_REFUSED',
+      message: /is larger than jobs\.maxUrlBytes \(1024 bytes\)/,
+    })
+  },
+)
