@@ -9,7 +9,7 @@ import { sharedMemoryDir } from './audio-handoff.ts'
 import { NotStartedError, streamingUnsupported } from './engine-errors.ts'
 import { EngineHost } from './engine-host.ts'
 import { DEFAULT_SAMPLE_MS, memoryLimitMb } from './memory-limit.ts'
-import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
+import { abortReason, closedError, type SlotPriority, SlotQueue } from './slot-queue.ts'
 import type {
   EngineRunner,
   EngineRunnerOptions,
@@ -118,8 +118,12 @@ export class ProcessEngineRunner implements EngineRunner {
     }
   }
 
-  async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
-    const release = await this.#slots.acquire(signal)
+  async transcribe(
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+    priority?: SlotPriority,
+  ): Promise<EngineTranscribeResult> {
+    const release = await this.#slots.acquire(signal, priority)
     try {
       try {
         return await this.#transcribeOnHost(request, signal)

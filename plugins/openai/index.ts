@@ -62,7 +62,7 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
             ...(params.language ? { language: params.language } : {}),
             ...(params.prompt ? { prompt: params.prompt } : {}),
             ...choice,
-            ...(events ? { onPiece: (piece) => events.delta(deltas.add(piece.text)) } : {}),
+            ...(events ? { onPiece: (piece) => piece.speech && events.delta(deltas.add(piece.text)) } : {}),
           },
         )
       } catch (err) {

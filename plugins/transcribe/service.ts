@@ -16,6 +16,7 @@ import type {
   TranscriptSegment,
   TranscriptWord,
 } from '../../kernel/contracts/engine.ts'
+import type { SlotPriority } from '../../kernel/engine-runner/types.ts'
 import { errors } from '../../kernel/errors.ts'
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../../vad/index.ts'
@@ -37,10 +38,12 @@ export interface TranscribeOptions {
   /** With `engineId`: this catalog model instead of the one the engine's options name. */
   model?: string
   /**
-   * Called with each piece that holds speech, in order, as soon as the engine has transcribed it (streamed
-   * transcriptions). Its text is the engine's, before replacements.
+   * Called with each piece, in order, as soon as the engine has transcribed it: streamed transcriptions send
+   * its text, jobs report progress with its end.
    */
   onPiece?: (piece: TranscribedPiece) => void
+  /** `low` for batch work (transcription jobs): requests to the engine wait behind dictation's. */
+  priority?: SlotPriority
 }
 
 export interface TranscribedPiece {
@@ -49,6 +52,8 @@ export interface TranscribedPiece {
   /** Seconds from the start of the audio. */
   startSeconds: number
   seconds: number
+  /** False for a piece the VAD found no speech in: its text is not part of the transcript. */
+  speech: boolean
 }
 
 /** A finished transcription. Times are seconds from the start of the audio. */
@@ -127,10 +132,14 @@ export class TranscriptionService {
         this.#run(engine, piece.samples, piece.startSeconds, options),
         piece.speech,
       ])
-      if (!speech) continue
       const seconds = piece.samples.length / SAMPLE_RATE
-      pieces.push({ result, startSeconds: piece.startSeconds, seconds })
-      options.onPiece?.({ text: result.text, startSeconds: piece.startSeconds, seconds })
+      if (speech) pieces.push({ result, startSeconds: piece.startSeconds, seconds })
+      options.onPiece?.({
+        text: speech ? result.text : '',
+        startSeconds: piece.startSeconds,
+        seconds,
+        speech,
+      })
     }
     const joined = joinPieces(pieces, (text) => dictionary.applyReplacements(text))
     return {
@@ -202,6 +211,7 @@ export class TranscriptionService {
         ...(options.prompt ? { prompt: options.prompt } : {}),
       },
       options.signal,
+      options.priority,
     )
     return result
   }
