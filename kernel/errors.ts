@@ -30,6 +30,14 @@ const catalogue = {
   REQUEST_TIMEOUT: { status: 408, message: 'Request timeout: the request was not received in time.' },
   TOO_MANY_UPLOADS: { status: 503, message: (d) => `Too many uploads at once: ${d}` },
 
+  // Live dictation (live/, docs/live.md)
+  TOO_MANY_SESSIONS: {
+    status: 503,
+    retryAfterSeconds: 5,
+    message: (d) => `Too many live sessions at once: ${d}`,
+  },
+  SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
+
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },
   INVALID_CUSTOM_WORDS_JSON: { status: 400, message: 'Invalid JSON custom words payload.' },

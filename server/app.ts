@@ -7,6 +7,7 @@ import { audioFeature } from '../audio/feature.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
+import { liveFeature } from '../live/feature.ts'
 import { modelsFeature } from '../models/feature.ts'
 import { dictateFeature } from '../plugins/dictate/index.ts'
 import { dictionaryFeature } from '../plugins/dictionary/index.ts'
@@ -33,6 +34,7 @@ export const FEATURES: readonly Feature[] = [
   enginesFeature,
   transcribeFeature,
   dictateFeature,
+  liveFeature,
   openaiFeature,
 ]
 

@@ -240,7 +240,7 @@ async function* fixedCuts(chunks: AsyncIterable<Float32Array>, limit: number) {
 }
 
 /** A language hint the engine cannot transcribe is an error, not a transcript in the model's own language. */
-function checkLanguage(language: string | undefined, engine: AcquiredEngine): void {
+export function checkLanguage(language: string | undefined, engine: AcquiredEngine): void {
   const { languages } = engine.capabilities
   if (language === undefined || languages.includes('*')) return
   const base = (code: string) => code.toLowerCase().split(/[-_]/)[0]
