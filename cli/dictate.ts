@@ -206,7 +206,9 @@ class Dictation {
     )
     this.#recording = false
     if (text === '') throw new CliError('No speech was recognised; nothing was stored.')
-    this.#io.stdout.write(this.#options.json ? `${JSON.stringify({ text, utterances }, null, 2)}\n` : `${text}\n`)
+    this.#io.stdout.write(
+      this.#options.json ? `${JSON.stringify({ text, utterances }, null, 2)}\n` : `${text}\n`,
+    )
     for (const tool of this.#options.tools) await runTool(tool, text, this.#io.env)
     return EXIT.ok
   }

@@ -75,9 +75,9 @@ export class TerminalView implements LiveView {
 
   completed(itemId: string, transcript: string): void {
     this.#texts.delete(itemId)
-    if (transcript.trim() === '') return this.#draw('')
-    this.#finals.push({ itemId, text: transcript.trim() })
     this.#draw('')
+    if (transcript.trim() === '') return
+    this.#finals.push({ itemId, text: transcript.trim() })
     if (this.#drawing) this.#io.stderr.write(`${transcript.trim()}\n`)
   }
 

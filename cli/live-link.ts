@@ -45,7 +45,11 @@ const TURN_DETECTION = (silenceMs: number) => ({
 })
 
 /** A session in this process (no service running, or --local). */
-export async function inProcessLink(app: DictumApp, options: LiveLinkOptions, view: LiveView): Promise<LiveLink> {
+export async function inProcessLink(
+  app: DictumApp,
+  options: LiveLinkOptions,
+  view: LiveView,
+): Promise<LiveLink> {
   const open = new Set<string>()
   let settleAll: (() => void) | null = null
   let reject: (error: Error) => void = () => {}
@@ -81,7 +85,7 @@ export async function inProcessLink(app: DictumApp, options: LiveLinkOptions, vi
         view.failed(event.itemId, event.error.message)
         open.delete(event.itemId)
         checkDone()
-      } else if (event.type === 'error') reject(new CliError(event.error.message))
+      } else if (event.type === 'error' && event.fatal) reject(new CliError(event.error.message))
     },
   )
   return {
@@ -138,7 +142,8 @@ export async function realtimeLink(
     }
     const item = event.item_id ?? ''
     if (event.type === 'input_audio_buffer.committed') open.add(item)
-    else if (event.type === 'conversation.item.input_audio_transcription.delta') view.delta(item, event.delta ?? '')
+    else if (event.type === 'conversation.item.input_audio_transcription.delta')
+      view.delta(item, event.delta ?? '')
     else if (event.type === 'conversation.item.input_audio_transcription.completed') {
       view.completed(item, event.transcript ?? '')
       open.delete(item)
@@ -165,7 +170,9 @@ export async function realtimeLink(
   await new Promise<void>((resolve, fail) => {
     socket.once('open', () => resolve())
     socket.once('error', (err) =>
-      fail(new CliError(`the dictum service's live session did not open (${err.message}).`, EXIT.unavailable)),
+      fail(
+        new CliError(`the dictum service's live session did not open (${err.message}).`, EXIT.unavailable),
+      ),
     )
     socket.once('unexpected-response', (_request, response) =>
       fail(
@@ -176,7 +183,9 @@ export async function realtimeLink(
       ),
     )
   })
-  socket.on('error', (err) => reject(new CliError(`the live session failed: ${err.message}`, EXIT.unavailable)))
+  socket.on('error', (err) =>
+    reject(new CliError(`the live session failed: ${err.message}`, EXIT.unavailable)),
+  )
   send(socket, {
     type: 'session.update',
     session: {
