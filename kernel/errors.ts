@@ -80,6 +80,9 @@ const catalogue = {
   REMOTE_ENGINE_FAILED: { status: 502, message: (d) => `Remote transcription server failed: ${d}` },
   REMOTE_ENGINE_TIMEOUT: { status: 504, message: (d) => `Remote transcription server timed out: ${d}` },
 
+  // Live sessions (the realtime WebSocket)
+  REALTIME_EVENT_INVALID: { status: 400, message: (d) => `Invalid realtime event: ${d}` },
+
   // Models
   MODEL_NOT_FOUND: { status: 404, message: (d) => `Model not found: ${d}` },
   MODEL_NOT_INSTALLED: { status: 503, message: (d) => `Model not installed: ${d}` },

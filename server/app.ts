@@ -17,6 +17,7 @@ import { historyFeature } from '../plugins/history/index.ts'
 import { openaiFeature } from '../plugins/openai/index.ts'
 import { openapiFeature } from '../plugins/openapi/index.ts'
 import { postprocessFeature } from '../plugins/postprocess/index.ts'
+import { realtimeFeature } from '../plugins/realtime/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
 
@@ -36,6 +37,7 @@ export const FEATURES: readonly Feature[] = [
   dictateFeature,
   liveFeature,
   openaiFeature,
+  realtimeFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>
