@@ -130,13 +130,16 @@ t.test('--live usage: --input that does not exist, a service that is not there',
   t.not(missing.code, 0)
   t.match(missing.stderr, /nope\.wav|not found|no such file/i)
   const port = await freePort()
-  const gone = await user.run([
-    'dictate',
-    '--live',
-    '--input',
-    path.join(audioFixturesDir, 'jfk.wav'),
-    '--server',
-    `http://127.0.0.1:${port}`,
-  ])
+  const gone = await runCli(
+    [
+      'dictate',
+      '--live',
+      '--input',
+      path.join(audioFixturesDir, 'jfk.wav'),
+      '--server',
+      `http://127.0.0.1:${port}`,
+    ],
+    { env: user.env },
+  )
   t.equal(gone.code, 3, gone.stderr)
 })
