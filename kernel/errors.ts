@@ -104,6 +104,16 @@ const catalogue = {
   PROVIDER_FAILED: { status: 400, message: (d) => `AI provider failed: ${d}` },
   PROVIDER_TIMEOUT: { status: 400, message: (d) => `AI provider timed out: ${d}` },
 
+  // Transcription jobs (jobs/)
+  JOB_NOT_FOUND: { status: 404, message: (d) => `Job not found: ${d}.` },
+  JOB_NO_FILES: { status: 400, message: (d) => `No audio files found: ${d}.` },
+  JOB_TOO_MANY_FILES: { status: 400, message: (d) => `Too many files in one submission: ${d}` },
+  AUDIO_URL_REFUSED: { status: 400, message: (d) => `Audio URL refused: ${d}` },
+  AUDIO_URL_FAILED: { status: 502, message: (d) => `Could not fetch the audio URL: ${d}` },
+  JOB_INTERRUPTED: { status: 500, message: (d) => `Job interrupted: ${d}` },
+  JOB_CANCELLED: { status: 409, message: 'Job cancelled.' },
+  JOBS_UNAVAILABLE: { status: 503, message: (d) => `Job queue unavailable: ${d}` },
+
   // Config and plugins
   CONFIG_INVALID: { status: 500, message: (d) => `Invalid configuration:\n${d}` },
   CONFIG_UNREADABLE: { status: 500, message: (d) => `Could not read configuration: ${d}` },

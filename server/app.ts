@@ -5,6 +5,7 @@
  */
 import { audioFeature } from '../audio/feature.ts'
 import type { DictumConfig } from '../config/schema.ts'
+import { jobsFeature } from '../jobs/feature.ts'
 import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
 import { liveFeature } from '../live/feature.ts'
@@ -38,6 +39,7 @@ export const FEATURES: readonly Feature[] = [
   liveFeature,
   openaiFeature,
   realtimeFeature,
+  jobsFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>

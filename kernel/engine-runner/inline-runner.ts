@@ -19,7 +19,7 @@ import {
 import { InlineStream } from './inline-stream.ts'
 import { toWireError } from './protocol.ts'
 import { oversizeReason } from './result-limit.ts'
-import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
+import { abortReason, closedError, type SlotPriority, SlotQueue } from './slot-queue.ts'
 import type {
   EngineRunner,
   EngineRunnerOptions,
@@ -98,8 +98,12 @@ export class InlineEngineRunner implements EngineRunner {
     return opened
   }
 
-  async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
-    const release = await this.#slots.acquire(signal)
+  async transcribe(
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+    priority?: SlotPriority,
+  ): Promise<EngineTranscribeResult> {
+    const release = await this.#slots.acquire(signal, priority)
     try {
       await this.load()
       if (signal?.aborted) throw abortReason(signal)

@@ -59,7 +59,10 @@ function subprotocolTokenMatches(request: FastifyRequest, token: string): boolea
   return offered
     .split(',')
     .map((protocol) => protocol.trim())
-    .some((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX) && sameToken(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), token))
+    .some(
+      (p) =>
+        p.startsWith(TOKEN_SUBPROTOCOL_PREFIX) && sameToken(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), token),
+    )
 }
 
 /** The one route answered without the token (the matched route, so `/v1/health?x` counts, `/v1/healthz` not). */

@@ -129,6 +129,8 @@ interface RouteDoc {
   openAiErrors?: boolean
   /** Extra 200 content types (text formats). */
   textResponses?: string[]
+  /** The content type of `success` when the route answers something other than JSON. */
+  successType?: string
 }
 
 /** Per route: what the document says beyond the route's own schemas. */
@@ -182,6 +184,44 @@ const ROUTES: Record<string, RouteDoc> = {
   },
   'GET /v1/models': { summary: "OpenAI's model list: engines and catalog models.", errors: [401, 403] },
   'GET /v1/models/{id}': { summary: 'One model.', errors: [401, 403, 404], openAiErrors: true },
+  'POST /v1/jobs': {
+    summary: 'Queue transcription jobs: a file, folder, glob or URL (JSON), or an upload (form).',
+    body: {
+      content: {
+        'application/json': {
+          schema: Type.Object({
+            path: Type.Optional(Type.String()),
+            glob: Type.Optional(Type.String()),
+            url: Type.Optional(Type.String()),
+            formats: Type.Optional(Type.Array(Type.String())),
+            priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100 })),
+            idempotencyKey: Type.Optional(Type.String()),
+            language: Type.Optional(Type.String()),
+            prompt: Type.Optional(Type.String()),
+          }),
+        },
+        'multipart/form-data': { schema: Type.Object({ file: Type.String({ format: 'binary' }) }) },
+      },
+    },
+    errors: [400, 401, 403, 413, 503],
+  },
+  'GET /v1/jobs': { summary: 'Jobs, newest first, by state, a page at a time.', errors: [400, 401, 403] },
+  'GET /v1/jobs/{id}': { summary: 'One job: state, progress, result or error.', errors: [401, 403, 404] },
+  'DELETE /v1/jobs/{id}': { summary: 'Cancel a job (a running one is stopped).', errors: [401, 403, 404] },
+  'GET /v1/jobs/{id}/events': {
+    summary: "A job's progress as server-sent events, until it ends.",
+    success: Type.String({
+      description: 'Events queued, active, progress, then completed, failed or cancelled.',
+    }),
+    successType: 'text/event-stream',
+    errors: [401, 403, 404],
+  },
+  'GET /v1/jobs/{id}/result/{format}': {
+    summary: "A completed job's result file in one format.",
+    success: Type.String(),
+    successType: 'text/plain',
+    errors: [400, 401, 403, 404],
+  },
 }
 
 /** The route's documentation (tests check that every route has one). */
@@ -222,6 +262,12 @@ export const openapi = fp(
               'application/json': { schema: ok },
               ...Object.fromEntries(doc.textResponses.map((type) => [type, { schema: Type.String() }])),
             },
+          }
+        }
+        if (!response[200] && doc.success && doc.successType) {
+          response[200] = {
+            description: 'OK',
+            content: { [doc.successType]: { schema: doc.success } },
           }
         }
         for (const status of doc.errors) {

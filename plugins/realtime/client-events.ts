@@ -93,7 +93,12 @@ export function readClientEvent(text: string): ClientCommand | ProtocolProblem {
   }
 }
 
-function problem(code: string, detail: string, param: string | null, eventId: string | null): ProtocolProblem {
+function problem(
+  code: string,
+  detail: string,
+  param: string | null,
+  eventId: string | null,
+): ProtocolProblem {
   return { problem: true, code, detail, param, eventId }
 }
 
@@ -123,7 +128,8 @@ function readEvent(event: Json, eventId: string | null): ClientCommand {
       'type',
     )
   }
-  throw new Problem('invalid_value', `unknown event type ${JSON.stringify(type.slice(0, 100))}.`, 'type')
+  // The type is not quoted back: nothing a client sends is echoed (it could carry a secret).
+  throw new Problem('invalid_value', 'unknown event type.', 'type')
 }
 
 function readAudio(audio: unknown): Buffer {
@@ -134,7 +140,11 @@ function readAudio(audio: unknown): Buffer {
   }
   const bytes = Buffer.from(audio, 'base64')
   if (bytes.length % 2 !== 0) {
-    throw new Problem('invalid_value', 'audio must be whole 16-bit samples (an even number of bytes).', 'audio')
+    throw new Problem(
+      'invalid_value',
+      'audio must be whole 16-bit samples (an even number of bytes).',
+      'audio',
+    )
   }
   return bytes
 }
@@ -162,7 +172,8 @@ function readGaSession(session: unknown): SessionPatch {
         'session.audio.input.format.type',
       )
     }
-    if (format.rate !== undefined) patch.inputSampleRate = readRate(format.rate, 'session.audio.input.format.rate')
+    if (format.rate !== undefined)
+      patch.inputSampleRate = readRate(format.rate, 'session.audio.input.format.rate')
   }
   readTranscription(input.transcription, 'session.audio.input.transcription', patch)
   if (input.turn_detection !== undefined) {
@@ -243,7 +254,8 @@ function optionalObject(value: unknown, param: string): Json | null {
 function optionalString(value: unknown, param: string): string | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'string') throw new Problem('invalid_type', `${param} must be a string.`, param)
-  if (value.length > 4096) throw new Problem('invalid_value', `${param} is longer than 4096 characters.`, param)
+  if (value.length > 4096)
+    throw new Problem('invalid_value', `${param} is longer than 4096 characters.`, param)
   return value
 }
 

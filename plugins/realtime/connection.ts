@@ -294,7 +294,9 @@ export class RealtimeConnection {
     this.#closed = true
     const session = this.#session
     this.#session = null
-    session?.close({ cancel: true }).catch((err) => this.#deps.log.debug({ err }, 'live session close failed'))
+    session
+      ?.close({ cancel: true })
+      .catch((err) => this.#deps.log.debug({ err }, 'live session close failed'))
   }
 }
 

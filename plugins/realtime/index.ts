@@ -11,6 +11,7 @@ import websocket from '@fastify/websocket'
 import type { WebSocket } from 'ws'
 import type { Feature } from '../../kernel/container.ts'
 import { errorBody, errors } from '../../kernel/errors.ts'
+import { onDraining } from '../../kernel/http/draining.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { chooseModel } from '../openai/model-choice.ts'
 import { RealtimeConnection } from './connection.ts'
@@ -46,9 +47,24 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       done()
     },
   })
+  // The listener stops accepting (shutdown, or it moves): sessions end now, not at their idle timeout.
+  onDraining(app.server, () => {
+    for (const connection of connections) connection.shutdown()
+  })
   // ws reads maxPayload at each upgrade: an edit of realtime.maxFrameBytes applies to the next session.
   configStore.onChange((next) => {
     app.websocketServer.options.maxPayload = next.realtime.maxFrameBytes
+  })
+
+  // A refused upgrade (guard, limit, bad query) is answered over the raw socket, which no HTTP keep-alive
+  // handling closes afterwards (@fastify/websocket's own hook misses requests an earlier onRequest hook
+  // refused): end it once answered. Upgrades to other paths are answered by their routes; a socket that is
+  // not upgraded within api.requestTimeoutMs is destroyed (ws clears the timeout when it upgrades).
+  app.addHook('onResponse', async (request) => {
+    if (isUpgrade(request.headers)) request.raw.socket.end()
+  })
+  app.server.on('upgrade', (_request, socket: import('node:net').Socket) => {
+    socket.setTimeout(configStore.current.api.requestTimeoutMs, () => socket.destroy())
   })
 
   const mapModel = (name: string | undefined) =>
@@ -71,7 +87,9 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       reply
         .code(426)
         .header('Upgrade', 'websocket')
-        .send(errorBody(errors.INVALID_REQUEST('/v1/realtime is a WebSocket: open it with an Upgrade request.'))),
+        .send(
+          errorBody(errors.INVALID_REQUEST('/v1/realtime is a WebSocket: open it with an Upgrade request.')),
+        ),
     wsHandler: (socket: WebSocket, request) => {
       const beta = /realtime=v1/.test(String(request.headers['openai-beta'] ?? ''))
       const connection = new RealtimeConnection(
@@ -94,6 +112,10 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
   })
 })
 
+function isUpgrade(headers: Record<string, unknown>): boolean {
+  return String(headers.upgrade ?? '').toLowerCase() === 'websocket'
+}
+
 /** A string query value, each at most once. */
 function queryProblem(query: RealtimeQuery): string | null {
   for (const [key, value] of Object.entries(query)) {
@@ -107,4 +129,7 @@ function queryProblem(query: RealtimeQuery): string | null {
 }
 
 /** OpenAI's Realtime transcription sessions over a WebSocket, on the live dictation service. */
-export const realtimeFeature: Feature = { name: 'realtime', routes: { prefix: '/v1', plugin: realtimeRoutes } }
+export const realtimeFeature: Feature = {
+  name: 'realtime',
+  routes: { prefix: '/v1', plugin: realtimeRoutes },
+}

@@ -5,8 +5,8 @@
  * session with `audio.input`) or beta (`transcription_session.created` / `.updated`, `input_audio_format`).
  */
 import { randomBytes } from 'node:crypto'
-import type { ServerVad } from '../../live/types.ts'
 import type { DictumError } from '../../kernel/errors.ts'
+import type { ServerVad } from '../../live/types.ts'
 import type { EventShape } from './client-events.ts'
 
 /** The session's effective settings, as the client sees them. */
@@ -43,7 +43,11 @@ function turnDetection(vad: ServerVad | null) {
 }
 
 /** `session.created` / `session.updated` (GA), or `transcription_session.created` / `.updated` (beta). */
-export function sessionEvent(shape: EventShape, what: 'created' | 'updated', s: SessionSettings): ServerEvent {
+export function sessionEvent(
+  shape: EventShape,
+  what: 'created' | 'updated',
+  s: SessionSettings,
+): ServerEvent {
   const transcription = { model: s.model, language: s.language ?? null, prompt: s.prompt ?? null }
   if (shape === 'beta') {
     return serverEvent(`transcription_session.${what}`, {

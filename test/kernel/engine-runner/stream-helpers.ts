@@ -14,6 +14,7 @@ export interface StreamingOptions {
   throwAfterChunks: number | null
   crashAfterChunks: number | null
   crashHow: 'abort' | 'exit'
+  leakAfterChunks: number | null
   acceptDelayMs: number
   finishDelayMs: number
 }
@@ -35,6 +36,7 @@ export function streamingRunner(
     throwAfterChunks: null,
     crashAfterChunks: null,
     crashHow: 'abort',
+    leakAfterChunks: null,
     acceptDelayMs: 0,
     finishDelayMs: 0,
     ...engineOptions,

@@ -76,7 +76,10 @@ export class RealtimeTestClient {
   /** Appends PCM16 bytes in chunks of `chunkBytes` (100 ms at 24 kHz by default). */
   appendPcm(pcm: Buffer, chunkBytes = 4800): void {
     for (let at = 0; at < pcm.length; at += chunkBytes) {
-      this.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(at, at + chunkBytes).toString('base64') })
+      this.send({
+        type: 'input_audio_buffer.append',
+        audio: pcm.subarray(at, at + chunkBytes).toString('base64'),
+      })
     }
   }
 }
@@ -125,9 +128,13 @@ export function refusedHandshake(
 
 /** A speech clip as PCM16 mono little-endian at `rate` (ffmpeg resamples it). */
 export function pcmOf(file: string, rate = 24000): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', String(rate), '-'], {
-    maxBuffer: 64 * 1024 * 1024,
-  })
+  return execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', String(rate), '-'],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  )
 }
 
 /** `ms` of silence as PCM16 at `rate`. */
