@@ -31,7 +31,7 @@ export default defineEngine({
     segmentTimestamps: true,
     languages: [options.language],
     maxAudioSeconds: MAX_AUDIO_SECONDS,
-    streaming: true,
+    streaming: options.streaming,
   }),
   isolation: 'process',
   probe,
