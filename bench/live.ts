@@ -35,6 +35,8 @@ interface LiveRun {
   /** From the first audio to the first delta, ms. */
   firstDeltaMs: number | null
   transcript: string
+  /** The deltas did not concatenate to the transcript: the final pass revised words already sent. */
+  revised: boolean
 }
 
 async function loadClips(): Promise<Clip[]> {
@@ -70,14 +72,16 @@ async function live(port: number, clip: Clip): Promise<LiveRun> {
     )
   })
   const deltas: number[] = []
+  let text = ''
   let sending = true
   let committedAt = 0
   const completed = new Promise<{ at: number; transcript: string }>((resolve, reject) => {
     socket.on('message', (data) => {
       const event = JSON.parse(data.toString()) as { type: string; transcript?: string; error?: unknown }
-      if (event.type === 'conversation.item.input_audio_transcription.delta' && sending)
-        deltas.push(performance.now())
-      else if (event.type === 'conversation.item.input_audio_transcription.completed')
+      if (event.type === 'conversation.item.input_audio_transcription.delta') {
+        text += (event as { delta?: string }).delta ?? ''
+        if (sending) deltas.push(performance.now())
+      } else if (event.type === 'conversation.item.input_audio_transcription.completed')
         resolve({ at: performance.now(), transcript: event.transcript ?? '' })
       else if (event.type === 'error' || event.type === 'conversation.item.input_audio_transcription.failed')
         reject(new Error(JSON.stringify(event)))
@@ -118,6 +122,7 @@ async function live(port: number, clip: Clip): Promise<LiveRun> {
     gapsMs,
     firstDeltaMs: deltas.length > 0 ? (deltas[0] as number) - started : null,
     transcript: done.transcript,
+    revised: text !== done.transcript,
   }
 }
 
@@ -158,6 +163,7 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
     const gaps: number[] = []
     const maxGaps: number[] = []
     const firstDeltas: number[] = []
+    let revised = 0
     for (let round = 0; round < rounds; round++) {
       for (const clip of clips) {
         // Alternating which goes first, so neither side always runs on a warmer machine.
@@ -171,6 +177,7 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
         gaps.push(...run.gapsMs)
         if (run.gapsMs.length > 0) maxGaps.push(Math.max(...run.gapsMs))
         if (run.firstDeltaMs !== null) firstDeltas.push(run.firstDeltaMs)
+        if (run.revised) revised++
       }
     }
     const capacity = await measureCapacity(server.port, clips)
@@ -192,6 +199,7 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
       'delta gap ms while speaking, p90': round(percentile(gaps, 90), 0),
       'delta gap ms, longest per clip, median (target ≤ 500)': round(median(maxGaps), 0),
       'first delta after first audio ms, median': round(median(firstDeltas), 0),
+      'items whose final revised words sent as deltas': `${revised} of ${latencies.length}`,
       ...capacity,
     }
   } finally {

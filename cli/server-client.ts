@@ -18,6 +18,8 @@ import { type CliIO, EXIT } from './io.ts'
 
 /** How long the CLI waits for the configured address to answer before it runs the work itself. */
 const PROBE_TIMEOUT_MS = 500
+/** A service the user named (`--server`, DICTUM_SERVER) is waited for longer: a busy one is still the one asked for. */
+const NAMED_PROBE_TIMEOUT_MS = 5000
 
 /** The options of the commands that can use a running service. */
 export const SERVER_OPTIONS = {
@@ -197,7 +199,7 @@ export async function findServer(
       )
     }
     const client = new ServerClient(url.origin, token)
-    if (!(await answersAsDictum(client.baseUrl)))
+    if (!(await answersAsDictum(client.baseUrl, NAMED_PROBE_TIMEOUT_MS)))
       throw new CliError(`no dictum service answers at ${client.baseUrl}.`, EXIT.unavailable)
     return client
   }
@@ -213,9 +215,9 @@ function connectHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
 }
 
-async function answersAsDictum(baseUrl: string): Promise<boolean> {
+async function answersAsDictum(baseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
   try {
-    const response = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) })
+    const response = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(timeoutMs) })
     if (!response.ok) return false
     const body = (await response.json()) as { status?: unknown; version?: unknown }
     return body.status === 'ok' && typeof body.version === 'string'
