@@ -40,6 +40,11 @@ const catalogue = {
     message: (d) => `Too many replacement rules: ${d} (at most 1000).`,
   },
   TOO_MANY_CUSTOM_WORDS: { status: 400, message: (d) => `Too many custom words: ${d} (at most 256).` },
+  REPLACEMENT_NOT_FOUND: {
+    status: 404,
+    message: (d) => `Replacement rule not found: no rule has the id ${d}.`,
+  },
+  CUSTOM_WORD_NOT_FOUND: { status: 404, message: (d) => `Custom word not found: no word has the id ${d}.` },
 
   // Transcription input
   MISSING_AUDIO: { status: 400, message: 'Missing audio path or audioBase64.' },

@@ -82,10 +82,12 @@ const Replacement = Type.Object({
   replacement: Type.String(),
 })
 const CustomWord = Type.Object({
+  id: Type.Optional(Type.String({ format: 'uuid' })),
   text: Type.String(),
   weight: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
   aliases: Type.Optional(Type.Array(Type.String())),
 })
+const jsonBody = (schema: TSchema) => ({ content: { 'application/json': { schema } } })
 const writeBody = (entry: TSchema) => ({
   content: {
     'application/json': {
@@ -146,6 +148,24 @@ const ROUTES: Record<string, RouteDoc> = {
     summary: 'Add, update or replace custom words (one transaction).',
     body: writeBody(CustomWord),
     errors: [400, 401, 403, 413],
+  },
+  'PATCH /v1/dictionary/replacements/{id}': {
+    summary: 'Edit one replacement rule (omitted fields keep their value); answers the full list.',
+    body: jsonBody(Type.Partial(Type.Omit(Replacement, ['id']))),
+    errors: [400, 401, 403, 404, 413],
+  },
+  'DELETE /v1/dictionary/replacements/{id}': {
+    summary: 'Delete one replacement rule; answers the full list.',
+    errors: [401, 403, 404],
+  },
+  'PATCH /v1/dictionary/custom-words/{id}': {
+    summary: 'Edit one custom word (omitted fields keep their value); answers the full list.',
+    body: jsonBody(Type.Partial(Type.Omit(CustomWord, ['id']))),
+    errors: [400, 401, 403, 404, 413],
+  },
+  'DELETE /v1/dictionary/custom-words/{id}': {
+    summary: 'Delete one custom word; answers the full list.',
+    errors: [401, 403, 404],
   },
   'GET /v1/history': { summary: 'Recent dictations, newest first.', errors: [401, 403] },
   'POST /v1/transcribe': {
