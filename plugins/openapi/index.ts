@@ -15,6 +15,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
 import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../lib/version.ts'
+import { HistoryEntrySchema } from '../history/schemas.ts'
 import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
 /** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */
@@ -131,6 +132,8 @@ interface RouteDoc {
   openAiErrors?: boolean
   /** Extra 200 content types (text formats). */
   textResponses?: string[]
+  /** The whole 200 response, for a route that streams several formats. */
+  content?: unknown
 }
 
 /** Per route: what the document says beyond the route's own schemas. */
@@ -167,7 +170,32 @@ const ROUTES: Record<string, RouteDoc> = {
     summary: 'Delete one custom word; answers the full list.',
     errors: [401, 403, 404],
   },
-  'GET /v1/history': { summary: 'Recent dictations, newest first.', errors: [401, 403] },
+  'GET /v1/history': {
+    summary: 'Recent dictations, newest first; search, filters and cursor paging (extensions).',
+    errors: [400, 401, 403],
+  },
+  'DELETE /v1/history': {
+    summary: 'Delete the whole history: needs ?confirm=true.',
+    errors: [400, 401, 403],
+  },
+  'DELETE /v1/history/{id}': { summary: 'Delete one history entry.', errors: [401, 403, 404] },
+  'GET /v1/history/export': {
+    summary: 'Download the history (the same filters as the list) as JSON, CSV or Markdown, streamed.',
+    content: {
+      description: 'An attachment (Content-Disposition) in the requested format.',
+      content: {
+        'application/json': {
+          schema: Type.Object({
+            exportedAt: Type.String({ format: 'date-time' }),
+            items: Type.Array(HistoryEntrySchema),
+          }),
+        },
+        'text/csv': { schema: Type.String() },
+        'text/markdown': { schema: Type.String() },
+      },
+    },
+    errors: [400, 401, 403],
+  },
   'POST /v1/transcribe': {
     summary: 'Transcribe audio: a path, base64, or the raw bytes.',
     body: audioBody(),
@@ -244,6 +272,7 @@ export const openapi = fp(
             },
           }
         }
+        if (doc.content) response[200] = doc.content
         for (const status of doc.errors) {
           if (response[status]) continue
           const body = doc.openAiErrors && status !== 401 && status !== 403 ? OpenAiErrorBody : ErrorBody
