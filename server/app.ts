@@ -8,6 +8,7 @@ import type { DictumConfig } from '../config/schema.ts'
 import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
 import { modelsFeature } from '../models/feature.ts'
+import { modelPullFeature } from '../models/routes.ts'
 import { dictateFeature } from '../plugins/dictate/index.ts'
 import { dictionaryFeature } from '../plugins/dictionary/index.ts'
 import { enginesFeature } from '../plugins/engines/index.ts'
@@ -31,6 +32,7 @@ export const FEATURES: readonly Feature[] = [
   historyFeature,
   postprocessFeature,
   enginesFeature,
+  modelPullFeature,
   transcribeFeature,
   dictateFeature,
   openaiFeature,

@@ -15,6 +15,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
 import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../lib/version.ts'
+import { PullResultSchema } from '../../models/routes.ts'
 import { HistoryEntrySchema } from '../history/schemas.ts'
 import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
@@ -49,7 +50,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Request too large (decided from Content-Length before reading, or while reading).',
   415: 'Unsupported content type.',
   500: 'The speech engine crashed or failed, or an internal error.',
-  502: 'A remote server dictum called failed.',
+  502: 'A remote server dictum called failed (a model download: its server, or a checksum that does not match).',
   503: 'Unavailable: the selected engine or model is not installed (with `fix`), ffmpeg missing, busy.',
   504: 'The speech engine timed out.',
 }
@@ -230,6 +231,19 @@ const ROUTES: Record<string, RouteDoc> = {
   },
   'GET /v1/models': { summary: "OpenAI's model list: engines and catalog models.", errors: [401, 403] },
   'GET /v1/models/{id}': { summary: 'One model.', errors: [401, 403, 404], openAiErrors: true },
+  'POST /v1/models/{id}/pull': {
+    summary:
+      'Download, check and install a catalog model; server-sent events of its progress with Accept: text/event-stream.',
+    content: {
+      description:
+        'JSON when the pull is over; or (Accept: text/event-stream) the events start, progress (phase, receivedBytes, totalBytes, bytesPerSecond, etaSeconds), then done (this JSON) or error (an error body with its status).',
+      content: {
+        'application/json': { schema: PullResultSchema },
+        'text/event-stream': { schema: Type.String() },
+      },
+    },
+    errors: [401, 403, 404, 502, 503],
+  },
 }
 
 /** The route's documentation (tests check that every route has one). */
