@@ -109,6 +109,12 @@ const catalogue = {
   PROVIDER_FAILED: { status: 400, message: (d) => `AI provider failed: ${d}` },
   PROVIDER_TIMEOUT: { status: 400, message: (d) => `AI provider timed out: ${d}` },
 
+  // Settings (the config keys a page may change)
+  INVALID_SETTINGS: { status: 400, message: (d) => `Invalid settings payload: ${d}` },
+  INVALID_SETTINGS_JSON: { status: 400, message: 'Invalid JSON settings payload.' },
+  CONFIG_FILE_CONFLICT: { status: 409, message: (d) => `The config file cannot be changed: ${d}` },
+  CONFIG_WRITE_FAILED: { status: 500, message: (d) => `Could not write the config file: ${d}` },
+
   // Config and plugins
   CONFIG_INVALID: { status: 500, message: (d) => `Invalid configuration:\n${d}` },
   CONFIG_UNREADABLE: { status: 500, message: (d) => `Could not read configuration: ${d}` },

@@ -17,6 +17,7 @@ import { historyFeature } from '../plugins/history/index.ts'
 import { openaiFeature } from '../plugins/openai/index.ts'
 import { openapiFeature } from '../plugins/openapi/index.ts'
 import { postprocessFeature } from '../plugins/postprocess/index.ts'
+import { settingsFeature } from '../plugins/settings/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
 
@@ -33,6 +34,7 @@ export const FEATURES: readonly Feature[] = [
   postprocessFeature,
   enginesFeature,
   modelPullFeature,
+  settingsFeature,
   transcribeFeature,
   dictateFeature,
   openaiFeature,
