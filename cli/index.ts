@@ -22,6 +22,7 @@ Commands:
   transcribe FILE...    Transcribe audio files (text, json, srt, vtt)
   dictate               Record from the microphone until a pause, print (copy, type) the text
   history               Show recent dictations
+  jobs                  Queue transcription jobs in the service, follow them (submit, list, status, cancel, wait)
   dictionary            Export or import the dictionary (replacements and custom words)
   engines               List speech engines and their status
   models                List, pull, remove and verify speech models
@@ -143,6 +144,7 @@ export const commands: Record<string, CommandRunner> = {
   transcribe: lazy(async () => (await import('./transcribe.ts')).transcribeCommand),
   dictate: lazy(async () => (await import('./dictate.ts')).dictateCommand),
   history: lazy(async () => (await import('./history.ts')).historyCommand),
+  jobs: lazy(async () => (await import('./jobs.ts')).jobsCommand),
   dictionary: lazy(async () => (await import('./dictionary.ts')).dictionaryCommand),
   engines: lazy(async () => (await import('./engines.ts')).enginesCommand),
 }

@@ -64,6 +64,11 @@ export class ServerClient {
     this.#sameMachine = isLoopbackHostname(new URL(this.baseUrl).hostname.replace(/^\[|\]$/g, ''))
   }
 
+  /** The Authorization header for this service's token, for connections other than fetch (WebSockets). */
+  authorizationHeaders(): Record<string, string> {
+    return this.#token === null ? {} : { authorization: `Bearer ${this.#token}` }
+  }
+
   async transcribe(
     file: string,
     options: { language?: string | undefined; signal: AbortSignal },
@@ -118,9 +123,25 @@ export class ServerClient {
     return { audioBase64: data.toString('base64'), filename: path.basename(file), ...definedOnly(fields) }
   }
 
+  /** Whether the service runs on this machine (it can read files by path). */
+  get sameMachine(): boolean {
+    return this.#sameMachine
+  }
+
+  /** A JSON request to any route (`dictum jobs`); an error answer throws as the in-process path would. */
+  json(method: string, route: string, body?: unknown, signal: AbortSignal = new AbortController().signal) {
+    return this.#request(method, route, body, signal)
+  }
+
+  /** A multipart form to a route (`dictum jobs submit` to a service on another machine uploads the audio). */
+  async form(route: string, form: FormData, signal: AbortSignal): Promise<unknown> {
+    return this.#request('POST', route, form, signal)
+  }
+
   async #request(method: string, route: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     const headers: Record<string, string> = {}
-    if (body !== undefined) headers['content-type'] = 'application/json'
+    const isForm = body instanceof FormData
+    if (body !== undefined && !isForm) headers['content-type'] = 'application/json'
     if (this.#token !== null) headers.authorization = `Bearer ${this.#token}`
     let response: Response
     try {
@@ -128,7 +149,7 @@ export class ServerClient {
         method,
         headers,
         signal,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(body !== undefined ? { body: isForm ? body : JSON.stringify(body) } : {}),
       })
     } catch (err) {
       if (signal.aborted) throw err

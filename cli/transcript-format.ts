@@ -1,5 +1,10 @@
 /** How `dictum transcribe` writes a transcript: the formats of the one formatter (plugins/transcribe/formats.ts). */
-import { DOCUMENT_FORMATS, type DocumentFormat, formatDocument } from '../plugins/transcribe/formats.ts'
+import {
+  DOCUMENT_EXTENSIONS,
+  DOCUMENT_FORMATS,
+  type DocumentFormat,
+  formatDocument,
+} from '../plugins/transcribe/formats.ts'
 import type { Transcript } from '../plugins/transcribe/service.ts'
 import { usageError } from './cli-error.ts'
 
@@ -7,13 +12,7 @@ export const FORMATS = DOCUMENT_FORMATS
 export type TranscriptFormat = DocumentFormat
 
 /** File name extension of each format. */
-export const EXTENSIONS: Record<TranscriptFormat, string> = {
-  text: 'txt',
-  json: 'json',
-  verbose_json: 'verbose.json',
-  srt: 'srt',
-  vtt: 'vtt',
-}
+export const EXTENSIONS: Record<TranscriptFormat, string> = DOCUMENT_EXTENSIONS
 
 export function parseFormat(format: string | undefined, json: boolean | undefined): TranscriptFormat {
   if (json && format !== undefined && format !== 'json')

@@ -209,6 +209,56 @@ export const WyomingSchema = Type.Object(
   { additionalProperties: false, default: {} },
 )
 
+export const JobsSchema = Type.Object(
+  {
+    backend: Type.Union([Type.Literal('local'), Type.Literal('redis')], {
+      default: 'local',
+      description:
+        'Where transcription jobs queue: `local` (in this process, kept in the database) or `redis` (BullMQ on `jobs.redis.url`, run by `dictum worker`s).',
+    }),
+    resultsDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      default: null,
+      description: 'Folder of job results and uploaded audio (null: `<dataDir>/jobs`).',
+    }),
+    concurrency: Type.Integer({
+      minimum: 1,
+      maximum: 64,
+      default: 1,
+      description: 'Jobs the local backend (or one worker) runs at once.',
+    }),
+    attempts: Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 3,
+      description: 'Runs of a job before it fails (a run cut short by a restart counts).',
+    }),
+    maxUrlBytes: Type.Integer({
+      minimum: 1024,
+      default: 1_000_000_000,
+      description: 'Largest audio a job fetches from a URL, in bytes.',
+    }),
+    urlTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 600_000,
+      description: 'Time limit of fetching a job’s audio from a URL.',
+    }),
+    redis: Type.Object(
+      {
+        url: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+          default: null,
+          description: 'Redis of the `redis` backend, e.g. `redis://127.0.0.1:6379` (`rediss://` for TLS).',
+        }),
+        options: Type.Record(Type.String(), Type.Unknown(), {
+          default: {},
+          description: 'Connection options passed to ioredis as they are (username, password, tls, db…).',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+)
+
 export const LogSchema = Type.Object(
   {
     level: Type.Union(
@@ -240,6 +290,7 @@ export const ConfigSchema = Type.Object(
     history: HistorySchema,
     realtime: RealtimeSchema,
     wyoming: WyomingSchema,
+    jobs: JobsSchema,
     plugins: Type.Array(Type.String({ minLength: 1 }), {
       default: [],
       description: 'Extra engine/provider modules: paths (relative to the config file) or package names.',

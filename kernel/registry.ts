@@ -14,6 +14,9 @@ import { errors } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
 import { PluginSlots, type Slot } from './plugin-slots.ts'
 
+/** An engine's capabilities as the kernel reports them: `streaming` always said. */
+export type ReportedCapabilities = EngineCapabilities & { streaming: boolean }
+
 export type EngineStatusName = 'discovered' | 'loading' | 'ready' | 'unavailable' | 'failed'
 
 /** One engine as `GET /v1/engines` shows it. */
@@ -24,16 +27,19 @@ export interface EngineStatus {
   status: EngineStatusName
   reason: string | null
   fix: string | null
-  capabilities: EngineCapabilities
+  capabilities: ReportedCapabilities
   active: boolean
   builtIn: boolean
 }
 
-/** An engine ready to transcribe, held by one request until it calls `release()`. */
+/**
+ * An engine ready to transcribe, held by one request until it calls `release()`. A live session holds one
+ * for its whole life (its streams are opened on `runner`), so a config edit drains it like a request.
+ */
 export interface AcquiredEngine {
   id: string
   displayName: string
-  capabilities: EngineCapabilities
+  capabilities: ReportedCapabilities
   runner: EngineRunner
   /**
    * Call once (more calls do nothing) when the request is done with the engine: a runner a config edit
@@ -118,7 +124,7 @@ export class EngineRegistry {
       id,
       displayName: displayNameOf(found.definition, options),
       description: found.definition.description ?? '',
-      capabilities: found.definition.capabilities(options as never),
+      capabilities: capabilitiesOf(found.definition, options),
       active: id === this.activeId,
       builtIn: found.builtIn,
     }
@@ -182,7 +188,7 @@ export class EngineRegistry {
     const acquired = {
       id,
       displayName,
-      capabilities: found.definition.capabilities(options as never),
+      capabilities: capabilitiesOf(found.definition, options),
       runner: engine.runner,
     }
     if (this.#slots.get(key) === slot)
@@ -310,6 +316,12 @@ function runnerKey(options: unknown, speech: DictumConfig['speech']): string {
 
 function timeoutsOf(speech: DictumConfig['speech']) {
   return { requestTimeoutMs: speech.timeoutMs, loadTimeoutMs: speech.loadTimeoutMs }
+}
+
+/** The engine's capabilities with these options, `streaming` always said (the plugin may leave it out). */
+function capabilitiesOf(definition: EngineDefinition, options: unknown): ReportedCapabilities {
+  const capabilities = definition.capabilities(options as never)
+  return { ...capabilities, streaming: capabilities.streaming === true }
 }
 
 export function displayNameOf(definition: EngineDefinition, options: unknown): string {

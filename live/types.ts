@@ -56,6 +56,11 @@ export type LiveEvent =
       transcript: string
       /** The engine's final text before replacements. */
       rawText: string
+      /**
+       * True when the final revised words already sent as deltas (engines whose partials come from a quicker
+       * pass than their final, e.g. pocketsphinx): the deltas then do not concatenate to `transcript`.
+       */
+      revised: boolean
       /** Seconds from the session's first appended sample. */
       startSeconds: number
       endSeconds: number
@@ -68,8 +73,12 @@ export type LiveEvent =
     }
   /** The item's transcription failed (engine error, crash); the session goes on with the next item. */
   | { type: 'failed'; itemId: string; error: DictumError }
-  /** The session cannot go on (limit exceeded, engine gone); it is closed after this event. */
-  | { type: 'error'; error: DictumError }
+  /**
+   * Misuse the session survives (`fatal: false`: an odd byte count, an over-long append, a commit with
+   * nothing to commit; the offending call is ignored), or an end (`fatal: true`: idle timeout, backlog
+   * full, engine gone; the session is closed after this event and reports nothing more).
+   */
+  | { type: 'error'; error: DictumError; fatal: boolean }
 
 export type LiveEventListener = (event: LiveEvent) => void
 

@@ -5,8 +5,10 @@
  */
 import { audioFeature } from '../audio/feature.ts'
 import type { DictumConfig } from '../config/schema.ts'
+import { jobsFeature } from '../jobs/feature.ts'
 import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
+import { liveFeature } from '../live/feature.ts'
 import { modelsFeature } from '../models/feature.ts'
 import { modelPullFeature } from '../models/routes.ts'
 import { dictateFeature } from '../plugins/dictate/index.ts'
@@ -17,6 +19,7 @@ import { historyFeature } from '../plugins/history/index.ts'
 import { openaiFeature } from '../plugins/openai/index.ts'
 import { openapiFeature } from '../plugins/openapi/index.ts'
 import { postprocessFeature } from '../plugins/postprocess/index.ts'
+import { realtimeFeature } from '../plugins/realtime/index.ts'
 import { settingsFeature } from '../plugins/settings/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
@@ -37,7 +40,10 @@ export const FEATURES: readonly Feature[] = [
   settingsFeature,
   transcribeFeature,
   dictateFeature,
+  liveFeature,
   openaiFeature,
+  realtimeFeature,
+  jobsFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>

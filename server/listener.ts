@@ -8,6 +8,7 @@ import type { Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { DictumConfig } from '../config/schema.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
+import { emitDraining } from '../kernel/http/draining.ts'
 import { isLoopbackHostname } from '../kernel/http/guard.ts'
 
 type ApiConfig = DictumConfig['api']
@@ -85,6 +86,7 @@ export class ApiListener {
     for (const response of this.#inFlight) lastResponse(response)
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()))
     this.#server.closeIdleConnections()
+    emitDraining(this.#server)
     await closed
     this.#closing = false
     this.#logger.info({}, 'dictum API listener closed')

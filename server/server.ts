@@ -13,6 +13,7 @@ import {
 } from '../config/load.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import { allProblems, loadCheckedConfig } from '../kernel/config-check.ts'
+import { WyomingServer } from '../wyoming/server.ts'
 import { type BuildOptions, buildApp, type DictumApp } from './app.ts'
 import { ConfigWatcher } from './config-watcher.ts'
 import { ApiListener } from './listener.ts'
@@ -30,6 +31,8 @@ export interface ServerOptions {
 export interface RunningServer {
   app: DictumApp
   listener: ApiListener
+  /** The Wyoming server (config `wyoming.*`; closed unless `wyoming.enabled`). */
+  wyoming: WyomingServer
   /** Re-reads the config file and applies it; resolves false (and logs why) when the edit is invalid. */
   reload(): Promise<boolean>
   /** Graceful close; safe to call twice. */
@@ -57,17 +60,20 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     .cleanupStale()
     .catch((err: Error) => app.log.warn({ error: err.message }, 'model cleanup failed'))
   const listener = new ApiListener(app.server, app.log)
+  const wyoming = new WyomingServer(app)
   const watcher = new ConfigWatcher()
   try {
     await listener.apply(loaded.config.api)
+    await wyoming.apply(loaded.config.wyoming)
   } catch (err) {
+    await listener.close()
     await app.close()
     throw err
   }
 
   let reloading: Promise<boolean> = Promise.resolve(true)
   const reload = () => {
-    reloading = reloading.then(() => applyEdit(app, listener, loadOptions))
+    reloading = reloading.then(() => applyEdit(app, listener, wyoming, loadOptions))
     return reloading
   }
   if (options.watch !== false) {
@@ -80,12 +86,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     closing ??= (async () => {
       watcher.close()
       await reloading.catch(() => {})
-      await drainRequests(app, listener)
+      // The Wyoming connections get the same grace as the HTTP requests, before the live sessions close.
+      await Promise.all([drainRequests(app, listener), wyoming.close(SHUTDOWN_GRACE_MS)])
       await app.close()
     })()
     return closing
   }
-  return { app, listener, reload, close }
+  return { app, listener, wyoming, reload, close }
 }
 
 /** Requests in flight when shutdown starts get this long to finish on their own. */
@@ -127,7 +134,12 @@ function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
  * editors and sync tools delete and recreate files, and falling back to the defaults would drop settings
  * such as `api.token`. (A missing file means the defaults only at start-up.)
  */
-async function applyEdit(app: DictumApp, listener: ApiListener, loadOptions: LoadOptions): Promise<boolean> {
+async function applyEdit(
+  app: DictumApp,
+  listener: ApiListener,
+  wyoming: WyomingServer,
+  loadOptions: LoadOptions,
+): Promise<boolean> {
   const store = app.dictum.configStore
   const current = store.current
   let next: Readonly<DictumConfig>
@@ -155,6 +167,11 @@ async function applyEdit(app: DictumApp, listener: ApiListener, loadOptions: Loa
     await listener.apply(next.api)
   } catch (err) {
     app.log.error({ error: (err as Error).message }, 'could not open the API listener')
+  }
+  try {
+    await wyoming.apply(next.wyoming)
+  } catch (err) {
+    app.log.error({ error: (err as Error).message }, 'could not open the Wyoming server')
   }
   app.log.info({}, 'config edit applied')
   return true

@@ -18,17 +18,25 @@ export function describeExit(code: number | null, signal: NodeJS.Signals | null)
 }
 
 /**
- * What an engine threw in `transcribe`: its DictumErrors keep their code and message (a catalogue message is
- * the engine's answer to the user), anything else is ENGINE_FAILED naming the engine and the operation. Either
- * way the thrown error, rebuilt from the wire, is the cause.
+ * What an engine threw in `transcribe` (or in a stream's `openStream`, `accept`, `finish`: the operation): its
+ * DictumErrors keep their code and message (a catalogue message is the engine's answer to the user), anything
+ * else is ENGINE_FAILED naming the engine and the operation. Either way the thrown error, rebuilt from the
+ * wire, is the cause.
  */
-export function transcribeFailure(engineId: string, wire: WireError): DictumError {
+export function transcribeFailure(
+  engineId: string,
+  wire: WireError,
+  operation: EngineOperation = 'transcribe',
+): DictumError {
   const cause = wireCause(wire)
   if (wire.code && wire.code in errorCatalogue) {
     return new DictumError(wire.code as ErrorCode, wire.message, { extra: wire.extra, cause })
   }
-  return errors.ENGINE_FAILED(engineDetail(engineId, `transcribe: ${wire.message}`), { cause })
+  return errors.ENGINE_FAILED(engineDetail(engineId, `${operation}: ${wire.message}`), { cause })
 }
+
+/** The engine calls a failure can come from. */
+export type EngineOperation = 'transcribe' | 'openStream' | 'accept' | 'finish'
 
 /**
  * What an engine threw while it was created or loaded (or its module imported): ENGINE_LOAD_FAILED naming
@@ -63,6 +71,13 @@ export function crashError(engineId: string, how: string, during: 'load' | 'tran
     )
   }
   return errors.ENGINE_CRASHED(engineDetail(engineId, `the engine process ended (${how})`))
+}
+
+/** The engine has no `streaming` capability with these options, or its instance no `openStream`. */
+export function streamingUnsupported(engineId: string): DictumError {
+  return errors.ENGINE_STREAMING_UNSUPPORTED(
+    engineDetail(engineId, 'no streaming capability with its options'),
+  )
 }
 
 export function timeoutError(engineId: string, ms: number): DictumError {

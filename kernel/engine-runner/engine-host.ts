@@ -1,6 +1,11 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { EngineTranscribeRequest, EngineTranscribeResult, PluginLogger } from '../contracts/engine.ts'
+import type {
+  EngineStreamOptions,
+  EngineTranscribeRequest,
+  EngineTranscribeResult,
+  PluginLogger,
+} from '../contracts/engine.ts'
 import type { DictumError } from '../errors.ts'
 import { AudioHandoff } from './audio-handoff.ts'
 import {
@@ -14,6 +19,7 @@ import {
   timeoutError,
   transcribeFailure,
 } from './engine-errors.ts'
+import { HostStream } from './host-stream.ts'
 import { heapLimitFlag, isHeapOutOfMemoryLine, MemoryWatch, toMb } from './memory-limit.ts'
 import { OutputLines } from './output-lines.ts'
 import type { HostMessage, ParentMessage } from './protocol.ts'
@@ -35,6 +41,14 @@ export interface HostOptions {
   audioDir: string | null
   /** Called once when the process has exited (for whatever reason). */
   onExit: (host: EngineHost) => void
+  /** Called when one of the host's streams has ended (for a stream host's idle time). */
+  onStreamEnd?: (host: EngineHost) => void
+}
+
+/** A stream the host carries: `opening` is set until the engine has opened it. */
+interface StreamEntry {
+  stream: HostStream
+  opening: { resolve: (stream: HostStream) => void; reject: (error: unknown) => void } | null
 }
 
 interface Pending {
@@ -80,6 +94,8 @@ export class EngineHost {
   readonly exited: Promise<void>
   /** Set by the pool while a request holds this host (including while it waits for the load). */
   reserved = false
+  /** Streams on their way to this host (it is loading for them): counted as its load by the pool. */
+  streamReservations = 0
   readonly #options: HostOptions
   readonly #child: ChildProcess
   readonly #audio: AudioHandoff
@@ -87,6 +103,9 @@ export class EngineHost {
   #stopping = false
   #nextId = 1
   #pending: Pending | null = null
+  readonly #streams = new Map<number, StreamEntry>()
+  /** Why the host was stopped, when a stream's finish timed out: the error its other streams get. */
+  #stoppedFor: DictumError | null = null
   #settleLoad: { resolve: () => void; reject: (error: DictumError) => void; timer: NodeJS.Timeout } | null =
     null
   /** How the process ended, once it has. */
@@ -122,7 +141,7 @@ export class EngineHost {
             pid,
             options.memoryLimitMb,
             options.memorySampleMs,
-            () => this.#status === 'loading' || this.#status === 'busy',
+            () => this.#status === 'loading' || this.#status === 'busy' || this.#streams.size > 0,
             (bytes) => this.#memoryExceeded(`resident memory ${toMb(bytes)} MB`),
           )
     this.#wire()
@@ -134,6 +153,42 @@ export class EngineHost {
 
   get status(): HostStatus {
     return this.#status
+  }
+
+  /** stop() was called: the host takes no new work. */
+  get stopping(): boolean {
+    return this.#stopping
+  }
+
+  /** Streams open (or opening) on this host. */
+  get streamCount(): number {
+    return this.#streams.size
+  }
+
+  /**
+   * Opens a live utterance on the loaded engine; resolves once the engine has opened it. The host runs each
+   * stream's calls in order, any number of streams at once. `timeoutMs` bounds its finish.
+   */
+  openStream(options: EngineStreamOptions, timeoutMs: () => number): Promise<HostStream> {
+    if (this.#status === 'dead' || this.#stopping) return Promise.reject(this.#deadError())
+    if (this.#status === 'loading') return Promise.reject(new Error('engine host is loading'))
+    const id = this.#nextId++
+    const { engineId, logger } = this.#options
+    const stream = new HostStream({
+      id,
+      engineId,
+      logger,
+      timeoutMs,
+      channel: {
+        send: (message) => this.#send(message),
+        stopFor: (error) => this.#stopFor(error),
+        ended: (ended) => this.#streamEnded(ended.id),
+      },
+    })
+    return new Promise((resolve, reject) => {
+      this.#streams.set(id, { stream, opening: { resolve, reject } })
+      this.#send({ type: 'stream-open', id, options })
+    })
   }
 
   transcribe(
@@ -165,10 +220,15 @@ export class EngineHost {
     })
   }
 
-  /** Stops the host: politely when idle (the engine frees its model), at once when busy or loading. */
+  /**
+   * Stops the host: politely when idle (the engine frees its model), at once when busy or loading. Its
+   * streams end at once with the closed error.
+   */
   async stop(): Promise<void> {
     if (!this.#stopping && this.#status !== 'dead') {
       this.#stopping = true
+      // Ended now, not when the host has exited: a finish already sent gets no result after close().
+      this.#failStreams(closedError(this.#options.engineId))
       if (this.#status === 'idle' && this.#child.connected) {
         this.#send({ type: 'close' })
         const timer = setTimeout(() => this.#kill(), closeGraceMs)
@@ -211,6 +271,11 @@ export class EngineHost {
     if (message.type === 'hello') this.#send({ type: 'init', engineId, moduleSource, context })
     else if (message.type === 'ready') this.#loaded()
     else if (message.type === 'load-error') this.#loadFailed(loadFailure(engineId, message.error))
+    else if (
+      message.type.startsWith('stream-') ||
+      (message.type === 'oversize' && this.#streams.has(message.id))
+    )
+      this.#onStreamMessage(message)
     else if (message.type === 'started') {
       if (this.#pending?.id === message.id) this.#pending.started = true
     } else if (message.type === 'result') this.#onResult(message.id, message.result)
@@ -221,6 +286,52 @@ export class EngineHost {
     } else if (message.type === 'oversize') {
       this.#settle(message.id, (p) => p.reject(oversizeFailure(engineId, message.reason)))
     } else if (message.type === 'log') this.#forwardLog(message)
+  }
+
+  #onStreamMessage(message: HostMessage): void {
+    if (!('id' in message)) return
+    const entry = this.#streams.get(message.id)
+    if (!entry) return
+    const { engineId } = this.#options
+    if (message.type === 'stream-opened') {
+      entry.opening?.resolve(entry.stream)
+      entry.opening = null
+    } else if (message.type === 'stream-partial') entry.stream.partial(message.partial)
+    else if (message.type === 'stream-final') entry.stream.final(message.result)
+    else if (message.type === 'oversize') entry.stream.fail(oversizeFailure(engineId, message.reason))
+    else if (message.type === 'stream-error') {
+      const failure = transcribeFailure(engineId, message.error, message.operation)
+      if (entry.opening) {
+        this.#streams.delete(message.id)
+        entry.opening.reject(failure)
+        this.#options.onStreamEnd?.(this)
+      } else entry.stream.fail(failure)
+    }
+  }
+
+  /** Ends every stream on the host with `error`; one still opening rejects with `openError` (default: `error`). */
+  #failStreams(error: DictumError, openError: unknown = error): void {
+    for (const [id, entry] of [...this.#streams]) {
+      if (entry.opening) {
+        this.#streams.delete(id)
+        entry.opening.reject(openError)
+      } else entry.stream.fail(error)
+    }
+  }
+
+  #streamEnded(id: number): void {
+    if (this.#streams.delete(id)) this.#options.onStreamEnd?.(this)
+  }
+
+  /** A stream's finish timed out: its engine may be stuck in native code, so the host is killed. */
+  #stopFor(error: DictumError): void {
+    if (this.#status === 'dead') return
+    this.#options.logger.warn(
+      { engine: this.#options.engineId, pid: this.#child.pid, streams: this.#streams.size },
+      'a stream got no final result in time: replacing its engine host',
+    )
+    this.#stoppedFor = error
+    this.#kill()
   }
 
   /** The host checks the size of results; checked again here since a plugin could send on its own. */
@@ -268,6 +379,7 @@ export class EngineHost {
     const pending = this.#pending
     if (pending)
       this.#settle(pending.id, (p) => p.reject(memoryLimitError(engineId, memoryLimitMb, 'transcribe')))
+    this.#failStreams(memoryLimitError(engineId, memoryLimitMb, 'transcribe'))
     this.#kill()
   }
 
@@ -356,6 +468,12 @@ export class EngineHost {
         p.reject(p.started || this.#stopping || this.#overMemory ? failure : new NotStartedError(failure)),
       )
     }
+    if (this.#streams.size > 0) {
+      const failure = this.#deathError('transcribe')
+      // A stream the host never opened may run on a new host, as a request it never started.
+      const expected = this.#stopping || this.#overMemory || this.#stoppedFor
+      this.#failStreams(failure, expected ? failure : new NotStartedError(failure))
+    }
     this.#options.onExit(this)
     this.#resolveExited()
   }
@@ -364,6 +482,7 @@ export class EngineHost {
   #deathError(during: 'load' | 'transcribe'): DictumError {
     const { engineId, memoryLimitMb } = this.#options
     if (this.#stopping) return closedError(engineId)
+    if (this.#stoppedFor) return this.#stoppedFor
     if (this.#overMemory) return memoryLimitError(engineId, memoryLimitMb, during)
     return crashError(engineId, this.#ended ?? 'killed', during)
   }

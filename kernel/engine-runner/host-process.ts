@@ -1,8 +1,10 @@
 /**
  * Entry file of an engine host: a child process that owns one engine instance (one loaded model) and serves
- * transcriptions one at a time for the API process. Started by {@link ./engine-host.ts}; never imported.
+ * transcriptions one at a time, or live utterances (streams, several at once), for the API process. Started
+ * by {@link ./engine-host.ts}; never imported.
  */
-import type { EngineInstance, PluginLogger } from '../contracts/engine.ts'
+import type { EngineInstance, EngineStream, PluginLogger } from '../contracts/engine.ts'
+import { errors } from '../errors.ts'
 import { AudioReceiver } from './audio-handoff.ts'
 import { findDefinition, importPluginModule } from './find-definition.ts'
 import { exitWithParent } from './parent-watch.ts'
@@ -13,6 +15,7 @@ class EngineHostProcess {
   #instance: EngineInstance | null = null
   readonly #audio = new AudioReceiver()
   readonly #running = new Map<number, AbortController>()
+  readonly #streams = new Map<number, HostStream>()
 
   start(): void {
     process.on('message', (message: ParentMessage) => this.#handle(message))
@@ -25,6 +28,76 @@ class EngineHostProcess {
     else if (message.type === 'transcribe') void this.#transcribe(message.id, message)
     else if (message.type === 'abort') this.#running.get(message.id)?.abort()
     else if (message.type === 'close') void this.#close()
+    else if (message.type === 'stream-open') this.#openStream(message)
+    else this.#streamMessage(message)
+  }
+
+  #openStream({ id, options }: Extract<ParentMessage, { type: 'stream-open' }>): void {
+    const entry: HostStream = { stream: null, samples: 0, queue: Promise.resolve() }
+    this.#streams.set(id, entry)
+    this.#enqueue(entry, async () => {
+      try {
+        if (!this.#instance) throw new Error('the engine is not loaded')
+        if (!this.#instance.openStream)
+          throw errors.ENGINE_STREAMING_UNSUPPORTED('the engine has no openStream.')
+        entry.stream = await this.#instance.openStream(options)
+      } catch (error) {
+        this.#streams.delete(id)
+        send({ type: 'stream-error', id, operation: 'openStream', error: toWireError(error) })
+        return
+      }
+      // Cancelled while the engine opened it.
+      if (this.#streams.get(id) !== entry) entry.stream.cancel()
+      else send({ type: 'stream-opened', id })
+    })
+  }
+
+  /** A stream's chunk, finish or cancel, run after its earlier calls. */
+  #streamMessage(
+    message: Extract<ParentMessage, { type: 'stream-write' | 'stream-finish' | 'stream-cancel' }>,
+  ): void {
+    const { id } = message
+    const entry = this.#streams.get(id)
+    if (!entry) return
+    if (message.type === 'stream-cancel') {
+      this.#streams.delete(id)
+      this.#enqueue(entry, () => entry.stream?.cancel())
+      return
+    }
+    let operation: 'accept' | 'finish' = 'accept'
+    this.#enqueue(entry, async () => {
+      const stream = entry.stream
+      // Opening failed (already reported), or the stream ended on an earlier error.
+      if (!stream) return
+      try {
+        if (message.type === 'stream-write') {
+          entry.samples += message.samples.length
+          const partial = await stream.accept(message.samples)
+          if (partial && this.#streams.get(id) === entry) send({ type: 'stream-partial', id, partial })
+          return
+        }
+        operation = 'finish'
+        const result = await stream.finish()
+        this.#streams.delete(id)
+        const oversize = oversizeReason(result, entry.samples)
+        if (oversize) send({ type: 'oversize', id, reason: oversize })
+        else send({ type: 'stream-final', id, result })
+        entry.stream = null
+        stream.cancel()
+      } catch (error) {
+        this.#streams.delete(id)
+        entry.stream = null
+        send({ type: 'stream-error', id, operation, error: toWireError(error) })
+        stream.cancel()
+      }
+    })
+  }
+
+  #enqueue(entry: HostStream, call: () => unknown): void {
+    entry.queue = entry.queue.then(call).then(
+      () => {},
+      (error) => forwardingLogger().warn({ err: error }, 'engine stream call failed'),
+    )
   }
 
   async #init(message: Extract<ParentMessage, { type: 'init' }>): Promise<void> {
@@ -69,6 +142,14 @@ class EngineHostProcess {
   }
 }
 
+/** One live utterance: the engine's stream (null until opened, and once over) and its calls, chained. */
+interface HostStream {
+  stream: EngineStream | null
+  /** Samples accepted, for the final result's size cap. */
+  samples: number
+  queue: Promise<void>
+}
+
 function send(message: HostMessage): void {
   if (!process.connected || !process.send) return
   try {
@@ -76,6 +157,10 @@ function send(message: HostMessage): void {
   } catch (error) {
     // A result that cannot be cloned must still answer the request rather than leave it hanging.
     if (message.type === 'result') send({ type: 'error', id: message.id, error: toWireError(error) })
+    if (message.type === 'stream-final' || message.type === 'stream-partial') {
+      const operation = message.type === 'stream-final' ? 'finish' : 'accept'
+      send({ type: 'stream-error', id: message.id, operation, error: toWireError(error) })
+    }
   }
 }
 

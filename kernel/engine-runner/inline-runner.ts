@@ -2,21 +2,24 @@ import { timeLimit } from '../../lib/timeout.ts'
 import type {
   EngineDefinition,
   EngineInstance,
+  EngineStream,
   EngineStreamOptions,
   EngineTranscribeRequest,
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
-import { type DictumError, errors, isDictumError } from '../errors.ts'
+import { type DictumError, isDictumError } from '../errors.ts'
 import {
   loadFailure,
   loadTimeoutError,
   oversizeFailure,
+  streamingUnsupported,
   timeoutError,
   transcribeFailure,
 } from './engine-errors.ts'
+import { InlineStream } from './inline-stream.ts'
 import { toWireError } from './protocol.ts'
 import { oversizeReason } from './result-limit.ts'
-import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
+import { abortReason, closedError, type SlotPriority, SlotQueue } from './slot-queue.ts'
 import type {
   EngineRunner,
   EngineRunnerOptions,
@@ -39,6 +42,8 @@ export class InlineEngineRunner implements EngineRunner {
   #lastError: DictumError | null = null
   #loading: Promise<void> | null = null
   #closing: Promise<void> | null = null
+  /** Live utterances not yet ended: close() ends them. */
+  readonly #streams = new Set<InlineStream>()
 
   constructor(options: EngineRunnerOptions, definition: EngineDefinition) {
     // A copy: setTimeouts changes its timeouts.
@@ -64,13 +69,41 @@ export class InlineEngineRunner implements EngineRunner {
     return this.#loading
   }
 
-  // Placeholder until streams run in engine hosts (issue 13, in progress): no engine streams yet.
-  async openStream(_options: EngineStreamOptions, _signal?: AbortSignal): Promise<RunnerStream> {
-    throw errors.ENGINE_STREAMING_UNSUPPORTED(`${this.#options.engineId}.`)
+  async openStream(options: EngineStreamOptions, signal?: AbortSignal): Promise<RunnerStream> {
+    const { engineId, context, logger } = this.#options
+    if (this.#definition.capabilities(context.options as never).streaming !== true) {
+      throw streamingUnsupported(engineId)
+    }
+    await this.load()
+    if (signal?.aborted) throw abortReason(signal)
+    const instance = this.#instance as EngineInstance
+    if (!instance.openStream) throw streamingUnsupported(engineId)
+    let stream: EngineStream
+    try {
+      stream = await instance.openStream(options)
+    } catch (error) {
+      if (isDictumError(error)) throw error
+      throw transcribeFailure(engineId, toWireError(error), 'openStream')
+    }
+    const opened = new InlineStream({
+      engineId,
+      stream,
+      logger,
+      timeoutMs: () => this.#options.requestTimeoutMs,
+      onEnd: (ended) => this.#streams.delete(ended),
+    })
+    // Closed while the engine opened it: it ends at once, like the streams close() found.
+    if (this.#closing) opened.fail(closedError(engineId))
+    else this.#streams.add(opened)
+    return opened
   }
 
-  async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
-    const release = await this.#slots.acquire(signal)
+  async transcribe(
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+    priority?: SlotPriority,
+  ): Promise<EngineTranscribeResult> {
+    const release = await this.#slots.acquire(signal, priority)
     try {
       await this.load()
       if (signal?.aborted) throw abortReason(signal)
@@ -89,6 +122,7 @@ export class InlineEngineRunner implements EngineRunner {
     this.#closing ??= (async () => {
       this.#state = 'closed'
       this.#slots.close()
+      for (const stream of [...this.#streams]) stream.fail(closedError(this.#options.engineId))
       const instance = this.#instance
       this.#instance = null
       await instance?.close()

@@ -1,3 +1,4 @@
+import os from 'node:os'
 import type {
   EngineStreamOptions,
   EngineTranscribeRequest,
@@ -5,10 +6,10 @@ import type {
 } from '../contracts/engine.ts'
 import { type DictumError, errors, isDictumError } from '../errors.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
-import { NotStartedError } from './engine-errors.ts'
+import { NotStartedError, streamingUnsupported } from './engine-errors.ts'
 import { EngineHost } from './engine-host.ts'
 import { DEFAULT_SAMPLE_MS, memoryLimitMb } from './memory-limit.ts'
-import { abortReason, closedError, SlotQueue } from './slot-queue.ts'
+import { abortReason, closedError, type SlotPriority, SlotQueue } from './slot-queue.ts'
 import type {
   EngineRunner,
   EngineRunnerOptions,
@@ -26,15 +27,26 @@ const recordedCodes = new Set([
   'MODEL_INVALID',
 ])
 
+/** A stream host with no stream left is stopped after this long, so its model's memory is given back. */
+export const STREAM_HOST_IDLE_MS = 30_000
+
 /**
  * Runs an engine in a pool of child processes (hosts), at most `concurrency` of them, each holding its own
  * loaded model and serving one transcription at a time. Hosts start lazily: `load()` starts the first, the
  * queue starts more when requests wait. A host that dies is dropped and replaced on next use.
+ *
+ * Live utterances (streams) run on hosts of their own, so a live session never waits behind a long file:
+ * several streams per host, a new stream on the least-loaded one, a new host while every host has streams
+ * and there are fewer than `maxStreamHosts` (default: the machine's available parallelism). A stream host
+ * left without streams is stopped after `streamHostIdleMs`.
  */
 export class ProcessEngineRunner implements EngineRunner {
   readonly #options: EngineRunnerOptions
   readonly #slots: SlotQueue
   readonly #hosts = new Set<EngineHost>()
+  readonly #streamHosts = new Set<EngineHost>()
+  /** Stream hosts without streams, and the timer that stops each. */
+  readonly #idleStreamHosts = new Map<EngineHost, NodeJS.Timeout>()
   #loading: Promise<void> | null = null
   #loadFailed = false
   #lastError: DictumError | null = null
@@ -48,7 +60,7 @@ export class ProcessEngineRunner implements EngineRunner {
 
   get state(): EngineRunnerState {
     if (this.#closing) return 'closed'
-    const live = this.#liveHosts()
+    const live = [...this.#liveHosts(), ...this.#liveStreamHosts()]
     if (live.some((host) => host.status === 'idle' || host.status === 'busy')) return 'ready'
     if (live.length > 0) return 'loading'
     return this.#loadFailed ? 'failed' : 'idle'
@@ -63,6 +75,11 @@ export class ProcessEngineRunner implements EngineRunner {
     return this.#liveHosts().flatMap((host) => (host.pid === undefined ? [] : [host.pid]))
   }
 
+  /** Process ids of the live stream hosts (for diagnostics and tests). */
+  get streamHostPids(): number[] {
+    return this.#liveStreamHosts().flatMap((host) => (host.pid === undefined ? [] : [host.pid]))
+  }
+
   load(): Promise<void> {
     if (this.#closing) return Promise.reject(closedError(this.#options.engineId))
     if (this.state === 'ready') return Promise.resolve()
@@ -72,13 +89,41 @@ export class ProcessEngineRunner implements EngineRunner {
     return this.#loading
   }
 
-  // Placeholder until streams run in engine hosts (issue 13, in progress): no engine streams yet.
-  async openStream(_options: EngineStreamOptions, _signal?: AbortSignal): Promise<RunnerStream> {
-    throw errors.ENGINE_STREAMING_UNSUPPORTED(`${this.#options.engineId}.`)
+  async openStream(options: EngineStreamOptions, signal?: AbortSignal): Promise<RunnerStream> {
+    const { engineId, definition, context, logger } = this.#options
+    if (this.#closing) throw closedError(engineId)
+    // Without the definition here (a test's runner), the host refuses an engine without openStream.
+    if (definition && definition.capabilities(context.options as never).streaming !== true) {
+      throw streamingUnsupported(engineId)
+    }
+    try {
+      let stream: RunnerStream
+      try {
+        stream = await this.#openOnHost(options, signal)
+      } catch (error) {
+        if (!(error instanceof NotStartedError)) throw error
+        logger.info(
+          { engine: engineId, reason: error.failure.message },
+          'engine host ended before it opened the stream: retrying on a new host',
+        )
+        stream = await this.#openOnHost(options, signal)
+      }
+      // A crash or memory limit mid-stream shows in the engine's status, as a request's would.
+      stream.failed.catch((error) => this.#record(error))
+      return stream
+    } catch (error) {
+      const failure = error instanceof NotStartedError ? error.failure : error
+      this.#record(failure)
+      throw failure
+    }
   }
 
-  async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
-    const release = await this.#slots.acquire(signal)
+  async transcribe(
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+    priority?: SlotPriority,
+  ): Promise<EngineTranscribeResult> {
+    const release = await this.#slots.acquire(signal, priority)
     try {
       try {
         return await this.#transcribeOnHost(request, signal)
@@ -109,7 +154,9 @@ export class ProcessEngineRunner implements EngineRunner {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#slots.close()
-      await Promise.all([...this.#hosts].map((host) => host.stop()))
+      for (const timer of this.#idleStreamHosts.values()) clearTimeout(timer)
+      this.#idleStreamHosts.clear()
+      await Promise.all([...this.#hosts, ...this.#streamHosts].map((host) => host.stop()))
     })()
     return this.#closing
   }
@@ -130,9 +177,55 @@ export class ProcessEngineRunner implements EngineRunner {
     }
   }
 
+  async #openOnHost(options: EngineStreamOptions, signal?: AbortSignal): Promise<RunnerStream> {
+    const host = this.#pickStreamHost()
+    host.streamReservations++
+    try {
+      const fresh = host.status === 'loading'
+      await this.#awaitLoad(host, signal)
+      if (fresh) this.#markLoaded()
+      if (signal?.aborted) throw abortReason(signal)
+      return await host.openStream(options, () => this.#options.requestTimeoutMs)
+    } finally {
+      host.streamReservations--
+      this.#streamHostIdle(host)
+    }
+  }
+
+  /** The least-loaded stream host, or a new one while every host has streams and there is room. */
+  #pickStreamHost(): EngineHost {
+    if (this.#closing) throw closedError(this.#options.engineId)
+    const load = (host: EngineHost) => host.streamCount + host.streamReservations
+    const live = this.#liveStreamHosts().sort((a, b) => load(a) - load(b))
+    const least = live[0]
+    const most = Math.max(1, this.#options.maxStreamHosts ?? os.availableParallelism())
+    const host = least && (load(least) === 0 || live.length >= most) ? least : this.#spawn(this.#streamHosts)
+    const timer = this.#idleStreamHosts.get(host)
+    if (timer) clearTimeout(timer)
+    this.#idleStreamHosts.delete(host)
+    return host
+  }
+
+  /** A stream host with nothing to do is stopped after a while (a new stream in the meantime keeps it). */
+  #streamHostIdle(host: EngineHost): void {
+    if (this.#closing || host.status === 'dead' || this.#idleStreamHosts.has(host)) return
+    if (host.streamCount + host.streamReservations > 0) return
+    const timer = setTimeout(() => {
+      this.#idleStreamHosts.delete(host)
+      if (host.streamCount + host.streamReservations > 0) return
+      this.#options.logger.debug(
+        { engine: this.#options.engineId, pid: host.pid },
+        'stopping an idle stream host',
+      )
+      void host.stop()
+    }, this.#options.streamHostIdleMs ?? STREAM_HOST_IDLE_MS)
+    timer.unref()
+    this.#idleStreamHosts.set(host, timer)
+  }
+
   async #loadOne(): Promise<void> {
     const live = this.#liveHosts()
-    const host = live.find((h) => h.status === 'loading') ?? this.#spawn()
+    const host = live.find((h) => h.status === 'loading') ?? this.#spawn(this.#hosts)
     try {
       await host.ready
       this.#markLoaded()
@@ -162,13 +255,14 @@ export class ProcessEngineRunner implements EngineRunner {
     const host =
       free.find((h) => h.status === 'idle') ??
       free.find((h) => h.status === 'loading') ??
-      (this.#liveHosts().length < this.#slots.size ? this.#spawn() : undefined)
+      (this.#liveHosts().length < this.#slots.size ? this.#spawn(this.#hosts) : undefined)
     if (!host) throw errors.ENGINE_BUSY(`${this.#options.engineId}: no engine process is free.`)
     host.reserved = true
     return host
   }
 
-  #spawn(): EngineHost {
+  /** Starts a host in `pool` (the transcription hosts or the stream hosts). */
+  #spawn(pool: Set<EngineHost>): EngineHost {
     const { engineId, moduleSource, context, loadTimeoutMs, logger } = this.#options
     const host = new EngineHost({
       engineId,
@@ -179,9 +273,15 @@ export class ProcessEngineRunner implements EngineRunner {
       memorySampleMs: this.#options.memorySampleMs ?? DEFAULT_SAMPLE_MS,
       logger,
       audioDir: this.#options.audioDir === undefined ? sharedMemoryDir() : this.#options.audioDir,
-      onExit: (exited) => this.#hosts.delete(exited),
+      onExit: (exited) => {
+        pool.delete(exited)
+        const timer = this.#idleStreamHosts.get(exited)
+        if (timer) clearTimeout(timer)
+        this.#idleStreamHosts.delete(exited)
+      },
+      onStreamEnd: (ended) => this.#streamHostIdle(ended),
     })
-    this.#hosts.add(host)
+    pool.add(host)
     logger.debug({ engine: engineId, pid: host.pid }, 'engine host started')
     return host
   }
@@ -199,5 +299,10 @@ export class ProcessEngineRunner implements EngineRunner {
 
   #liveHosts(): EngineHost[] {
     return [...this.#hosts].filter((host) => host.status !== 'dead')
+  }
+
+  /** Stream hosts that take new streams (not dead, not being stopped for idleness). */
+  #liveStreamHosts(): EngineHost[] {
+    return [...this.#streamHosts].filter((host) => host.status !== 'dead' && !host.stopping)
   }
 }

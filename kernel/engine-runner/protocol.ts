@@ -2,7 +2,12 @@
  * Messages between the API process and an engine host (child_process IPC with `serialization: 'advanced'`,
  * so typed arrays cross as they are).
  */
-import type { EngineTranscribeRequest, EngineTranscribeResult } from '../contracts/engine.ts'
+import type {
+  EnginePartial,
+  EngineStreamOptions,
+  EngineTranscribeRequest,
+  EngineTranscribeResult,
+} from '../contracts/engine.ts'
 import type { WireAudio } from './audio-handoff.ts'
 import type { EngineRunnerContext } from './types.ts'
 
@@ -26,6 +31,16 @@ export type ParentMessage =
   | { type: 'transcribe'; id: number; request: Omit<EngineTranscribeRequest, 'samples'>; audio: WireAudio }
   | { type: 'abort'; id: number }
   | { type: 'close' }
+  /**
+   * Live utterances (streams), any number at once on the host's one engine instance; each stream's messages
+   * are handled in the order sent. Stream ids are the parent's, from the same counter as requests. Chunks are
+   * small (a fraction of a second) and arrive while earlier ones are decoded, so they always travel inline:
+   * the shared-memory handoff holds one piece at a time.
+   */
+  | { type: 'stream-open'; id: number; options: EngineStreamOptions }
+  | { type: 'stream-write'; id: number; samples: Float32Array }
+  | { type: 'stream-finish'; id: number }
+  | { type: 'stream-cancel'; id: number }
 
 export type HostMessage =
   /** The host listens: the parent may send `init`. */
@@ -38,9 +53,15 @@ export type HostMessage =
   | { type: 'result'; id: number; result: EngineTranscribeResult }
   /** The engine threw (or its result could not be sent). */
   | { type: 'error'; id: number; error: WireError }
-  /** The engine's result was over the size cap (result-limit.ts): the reason, never the result. */
+  /** The engine's result (or a stream's final result) was over the size cap (result-limit.ts): the reason, never the result. */
   | { type: 'oversize'; id: number; reason: string }
   | { type: 'log'; level: LogLevel; obj: unknown; msg?: string }
+  /** The engine opened the stream: its chunks may follow (the parent sends them at once anyway). */
+  | { type: 'stream-opened'; id: number }
+  | { type: 'stream-partial'; id: number; partial: EnginePartial }
+  | { type: 'stream-final'; id: number; result: EngineTranscribeResult }
+  /** The engine threw in one of the stream's calls: the stream is over. */
+  | { type: 'stream-error'; id: number; operation: 'openStream' | 'accept' | 'finish'; error: WireError }
 
 export function toWireError(error: unknown): WireError {
   if (error instanceof Error) {

@@ -1,6 +1,13 @@
 import { errors } from '../errors.ts'
 
+/**
+ * `low`: batch work (transcription jobs), served after every `normal` waiter, so that a dictation arriving
+ * while jobs wait for the engine runs next.
+ */
+export type SlotPriority = 'normal' | 'low'
+
 interface Waiter {
+  priority: SlotPriority
   grant: (release: () => void) => void
   reject: (error: unknown) => void
   signal: AbortSignal | undefined
@@ -8,7 +15,8 @@ interface Waiter {
 }
 
 /**
- * A FIFO counting semaphore: at most `size` holders at once; later callers wait in arrival order. A waiter
+ * A counting semaphore: at most `size` holders at once; later callers wait in arrival order, `normal` ones
+ * before `low` ones. A waiter
  * whose signal aborts leaves the queue at once with the signal's reason.
  */
 export class SlotQueue {
@@ -36,7 +44,7 @@ export class SlotQueue {
   }
 
   /** Resolves with a release function once a slot is free. Call the release exactly once. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  acquire(signal?: AbortSignal, priority: SlotPriority = 'normal'): Promise<() => void> {
     if (this.#closed) return Promise.reject(closedError(this.#engineId))
     if (signal?.aborted) return Promise.reject(abortReason(signal))
     if (this.#active < this.#size && this.#waiting.length === 0) {
@@ -45,6 +53,7 @@ export class SlotQueue {
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        priority,
         grant: resolve,
         reject,
         signal,
@@ -54,7 +63,10 @@ export class SlotQueue {
         },
       }
       signal?.addEventListener('abort', waiter.onAbort, { once: true })
-      this.#waiting.push(waiter)
+      // A normal waiter goes ahead of the low ones; among equals, arrival order.
+      const firstLow = priority === 'normal' ? this.#waiting.findIndex((w) => w.priority === 'low') : -1
+      if (firstLow >= 0) this.#waiting.splice(firstLow, 0, waiter)
+      else this.#waiting.push(waiter)
     })
   }
 

@@ -7,6 +7,9 @@ import type {
   PluginLogger,
 } from '../contracts/engine.ts'
 import type { DictumError } from '../errors.ts'
+import type { SlotPriority } from './slot-queue.ts'
+
+export type { SlotPriority }
 
 /** What the kernel's engine registry hands to {@link createEngineRunner} for one engine. */
 export interface EngineRunnerOptions {
@@ -37,6 +40,10 @@ export interface EngineRunnerOptions {
    * Default: `/dev/shm` when writable; null sends every piece through the IPC pipe.
    */
   audioDir?: string | null
+  /** Process isolation: most hosts that carry streams (default: `os.availableParallelism()`). */
+  maxStreamHosts?: number
+  /** Process isolation: a stream host left without streams stops after this long (default 30 s). */
+  streamHostIdleMs?: number
 }
 
 export interface EngineRunnerContext {
@@ -56,8 +63,15 @@ export interface EngineRunner {
   readonly lastError: DictumError | null
   /** Idempotent and single-flight: parallel callers share one load. After a failure the next call retries. */
   load(): Promise<void>
-  /** Loads first when needed. Rejects with catalogue errors only (or the signal's reason when aborted). */
-  transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult>
+  /**
+   * Loads first when needed. Rejects with catalogue errors only (or the signal's reason when aborted).
+   * `priority` `low` (transcription jobs) waits behind every `normal` request queued for the engine.
+   */
+  transcribe(
+    request: EngineTranscribeRequest,
+    signal?: AbortSignal,
+    priority?: SlotPriority,
+  ): Promise<EngineTranscribeResult>
   /**
    * Opens a live utterance on the engine (only for engines with the `streaming` capability; others reject
    * with ENGINE_STREAMING_UNSUPPORTED). Loads first when needed. With process isolation the stream lives in

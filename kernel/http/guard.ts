@@ -4,6 +4,9 @@
  * (cross-site requests), and when `api.token` is set every request needs `Authorization: Bearer <token>`,
  * except `GET /v1/health`: supervisors (systemd, containers, load balancers) probe it without secrets, and it
  * reveals nothing but the version. The Host/Origin checks still apply to it.
+ *
+ * Browsers cannot set headers on a WebSocket, so a WebSocket upgrade may carry the token as the subprotocol
+ * OpenAI's browser clients use instead (`Sec-WebSocket-Protocol: realtime, openai-insecure-api-key.<token>`).
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -35,12 +38,31 @@ function originAllowed(origin: string, allowed: readonly string[]): boolean {
   }
 }
 
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
 function tokenMatches(header: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(.+)$/i.exec(header ?? '')
-  if (!match) return false
-  const given = Buffer.from(match[1]!.trim())
-  const expected = Buffer.from(token)
-  return given.length === expected.length && timingSafeEqual(given, expected)
+  return match !== null && sameToken(match[1]!.trim(), token)
+}
+
+/** The subprotocol that carries a browser's token on a WebSocket upgrade (OpenAI's name for it). */
+export const TOKEN_SUBPROTOCOL_PREFIX = 'openai-insecure-api-key.'
+
+/** The token offered as a subprotocol by a WebSocket upgrade, if any (never by a plain request). */
+function subprotocolTokenMatches(request: FastifyRequest, token: string): boolean {
+  const offered = request.headers['sec-websocket-protocol']
+  if (offered === undefined || request.headers.upgrade?.toLowerCase() !== 'websocket') return false
+  return offered
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .some(
+      (p) =>
+        p.startsWith(TOKEN_SUBPROTOCOL_PREFIX) && sameToken(p.slice(TOKEN_SUBPROTOCOL_PREFIX.length), token),
+    )
 }
 
 /** The one route answered without the token (the matched route, so `/v1/health?x` counts, `/v1/healthz` not). */
@@ -95,7 +117,8 @@ export function createGuard(configStore: ConfigStore) {
       !refused &&
       api.token !== null &&
       !isHealthCheck(request) &&
-      !tokenMatches(request.headers.authorization, api.token)
+      !tokenMatches(request.headers.authorization, api.token) &&
+      !subprotocolTokenMatches(request, api.token)
     ) {
       reply.header('WWW-Authenticate', 'Bearer')
       refused = errors.UNAUTHORIZED()

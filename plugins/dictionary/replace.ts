@@ -8,6 +8,18 @@ import type { ReplacementRule } from './schemas.ts'
 
 export interface ReplacementMatcher {
   apply(text: string): string
+  /**
+   * `apply`, and how many characters at the start of its result no continuation of `text` (more words after
+   * whitespace, as the pieces of a transcript are joined) can change: a trigger that may still match across
+   * the end holds back the text from where it starts. Streamed transcripts send only that much.
+   */
+  applySettled(text: string): Settled
+}
+
+export interface Settled {
+  text: string
+  /** Length of the prefix of `text` that is final. */
+  settled: number
 }
 
 const WORD = /[\p{L}\p{N}\p{M}]/u
@@ -52,18 +64,20 @@ export function compileReplacements(rules: readonly ReplacementRule[]): Replacem
       any = true
     }
   }
-  if (!any) return { apply: (text) => text }
-  return { apply: (text) => replaceAll(text, root) }
+  if (!any) return { apply: (text) => text, applySettled: (text) => ({ text, settled: text.length }) }
+  return { apply: (text) => replaceAll(text, root).text, applySettled: (text) => replaceAll(text, root) }
 }
 
-function replaceAll(text: string, root: Node): string {
+function replaceAll(text: string, root: Node): Settled {
   const chars = Array.from(text)
   let out = ''
+  let settled: number | null = null
   let at = 0
   while (at < chars.length) {
     const previous = at > 0 ? (chars[at - 1] as string) : ''
     const match = previous !== '' && WORD.test(previous) ? null : longestMatch(chars, at, root)
-    if (match) {
+    if (match?.open && settled === null) settled = out.length
+    if (match?.replacement !== undefined) {
       out += match.replacement
       at = match.end
     } else {
@@ -71,15 +85,18 @@ function replaceAll(text: string, root: Node): string {
       at++
     }
   }
-  return out
+  return { text: out, settled: settled ?? out.length }
 }
 
-/** The longest trigger starting at `start` that ends at a word boundary, if any. */
+/**
+ * The longest trigger starting at `start` that ends at a word boundary, if any; `open` when the text ended
+ * while a longer trigger could still match (more text could change the decision made here).
+ */
 function longestMatch(
   chars: readonly string[],
   start: number,
   root: Node,
-): { end: number; replacement: string } | null {
+): { end: number; replacement?: string; open: boolean } | null {
   let node: Node | undefined = root
   let at = start
   let best: { end: number; replacement: string } | null = null
@@ -89,7 +106,10 @@ function longestMatch(
       if (following === undefined || !WORD.test(following)) best = { end: at, replacement: node.replacement }
     }
     const char = chars[at]
-    if (char === undefined) break
+    if (char === undefined) {
+      if (node.next.size > 0) return { end: best?.end ?? at, ...best, open: true }
+      break
+    }
     if (SPACE.test(char)) {
       node = node.next.get(' ')
       while (at < chars.length && SPACE.test(chars[at] as string)) at++
@@ -98,7 +118,7 @@ function longestMatch(
     for (const lower of char.toLowerCase()) node = node?.next.get(lower)
     at++
   }
-  return best
+  return best && { ...best, open: false }
 }
 
 /** One-shot form of {@link compileReplacements}. */

@@ -16,7 +16,7 @@ import {
   patchRule,
   patchWord,
 } from './merge.ts'
-import { compileReplacements, type ReplacementMatcher } from './replace.ts'
+import { compileReplacements, type ReplacementMatcher, type Settled } from './replace.ts'
 import type { CustomWord, ReplacementRule } from './schemas.ts'
 import { DictionaryStore } from './store.ts'
 
@@ -110,11 +110,23 @@ export class DictionaryService {
 
   /** Applies the current replacement rules to a transcript. */
   applyReplacements(text: string): string {
+    return this.#currentMatcher().apply(text)
+  }
+
+  /**
+   * {@link applyReplacements}, and how much of the result is final whatever words follow `text` (for text
+   * that is still growing: streamed transcripts).
+   */
+  applyReplacementsSettled(text: string): Settled {
+    return this.#currentMatcher().applySettled(text)
+  }
+
+  #currentMatcher(): ReplacementMatcher {
     const version = this.#store.version
     if (this.#matcher?.version !== version) {
       this.#matcher = { version, matcher: compileReplacements(this.#store.rules()) }
     }
-    return this.#matcher.matcher.apply(text)
+    return this.#matcher.matcher
   }
 
   export(): DictionaryExport {

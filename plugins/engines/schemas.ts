@@ -7,6 +7,7 @@ export const EngineCapabilitiesSchema = Type.Object({
   segmentTimestamps: Type.Boolean(),
   languages: Type.Array(Type.String()),
   maxAudioSeconds: Type.Union([Type.Number(), Type.Null()]),
+  streaming: Type.Boolean(),
 })
 
 export const EngineStatusSchema = Type.Object({

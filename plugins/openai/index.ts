@@ -10,7 +10,10 @@ import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { errors } from '../../kernel/errors.ts'
 import { clientGoneSignal } from '../../kernel/http/client-signal.ts'
+import { toDictumError } from '../../kernel/http/error-handler.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
+import { TextDeltas } from '../transcribe/deltas.ts'
+import type { Transcript } from '../transcribe/service.ts'
 import { openAiErrorHandler } from './errors.ts'
 import { formLimit, readTranscriptionForm } from './form.ts'
 import { chooseModel } from './model-choice.ts'
@@ -18,6 +21,7 @@ import { listModelEntries } from './models.ts'
 import { transcriptionParams } from './params.ts'
 import { formatTranscript } from './responses.ts'
 import { ModelEntrySchema, ModelListSchema, OpenAiErrorSchema } from './schemas.ts'
+import { TranscriptEventStream } from './stream.ts'
 
 /** 413 from Content-Length before reading anything, as on every other audio upload. */
 function rejectOversized(configStore: ConfigStore) {
@@ -42,21 +46,40 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
       const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
       const params = transcriptionParams(form.fields)
       const choice = await chooseModel(params.model, engines, models)
-      const transcript = await transcription.transcribe(
-        {
-          kind: 'bytes',
-          data: form.file.data,
-          filename: form.file.filename,
-          contentType: form.file.mimetype,
-        },
-        {
-          signal: clientGoneSignal(reply),
-          ...(params.language ? { language: params.language } : {}),
-          ...(params.prompt ? { prompt: params.prompt } : {}),
-          ...choice,
-        },
-      )
+      const events = params.stream ? new TranscriptEventStream(reply) : null
+      const deltas = new TextDeltas((raw) => dictionary.applyReplacementsSettled(raw))
+      let transcript: Transcript
+      try {
+        transcript = await transcription.transcribe(
+          {
+            kind: 'bytes',
+            data: form.file.data,
+            filename: form.file.filename,
+            contentType: form.file.mimetype,
+          },
+          {
+            signal: clientGoneSignal(reply),
+            ...(params.language ? { language: params.language } : {}),
+            ...(params.prompt ? { prompt: params.prompt } : {}),
+            ...choice,
+            ...(events ? { onPiece: (piece) => piece.speech && events.delta(deltas.add(piece.text)) } : {}),
+          },
+        )
+      } catch (err) {
+        if (!events?.started) throw err
+        const error = toDictumError(err as Error, request)
+        if (error.statusCode >= 500) request.log.error({ err }, 'streamed transcription failed')
+        events.fail(error)
+        return reply
+      }
       await history.recordTranscription(transcript, request.log)
+      if (events) {
+        const rest = deltas.finish(transcript.text)
+        if (rest === null) request.log.warn({}, 'the dictionary changed during a streamed transcription')
+        events.delta(rest ?? '')
+        events.done(transcript.text)
+        return reply
+      }
       const formatted = formatTranscript(transcript, params, (text) => dictionary.applyReplacements(text))
       return reply.type(formatted.contentType).send(formatted.body)
     },

@@ -11,7 +11,12 @@ export interface TranscriptionParams {
   words: boolean
   /** The `model` field as sent (model-choice.ts decides what it selects). */
   model?: string
+  /** `stream=true`: the transcript as server-sent events (stream.ts). */
+  stream: boolean
 }
+
+/** The formats a streamed transcription takes (its events carry text only), as OpenAI's streaming models. */
+const STREAM_FORMATS: readonly ResponseFormat[] = ['json', 'text']
 
 function invalid(param: string, detail: string) {
   return errors.INVALID_REQUEST(detail, { extra: { param } })
@@ -32,7 +37,13 @@ export function transcriptionParams(fields: Map<string, string[]>): Transcriptio
   if (!Number.isFinite(temperature) || temperature < 0 || temperature > 1) {
     throw invalid('temperature', 'temperature must be a number from 0 to 1.')
   }
-  if (single(fields, 'stream') === 'true') throw invalid('stream', 'streamed transcription is not supported.')
+  const stream = single(fields, 'stream') === 'true'
+  if (stream && !STREAM_FORMATS.includes(format)) {
+    throw invalid(
+      'response_format',
+      `response_format '${format}' is not compatible with stream=true. Use 'json' or 'text' instead.`,
+    )
+  }
   const granularities = fields.get('timestamp_granularities') ?? []
   const unknown = granularities.find((g) => g !== 'word' && g !== 'segment')
   if (unknown !== undefined) {
@@ -48,6 +59,7 @@ export function transcriptionParams(fields: Map<string, string[]>): Transcriptio
     format,
     temperature,
     words: granularities.includes('word'),
+    stream,
     ...(language ? { language: language.toLowerCase() } : {}),
     ...(prompt ? { prompt } : {}),
     ...(model ? { model } : {}),

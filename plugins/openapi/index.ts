@@ -137,6 +137,8 @@ interface RouteDoc {
   textResponses?: string[]
   /** The whole 200 response, for a route that streams several formats. */
   content?: unknown
+  /** The content type of `success` when the route answers something other than JSON. */
+  successType?: string
 }
 
 /** Per route: what the document says beyond the route's own schemas. */
@@ -256,6 +258,44 @@ const ROUTES: Record<string, RouteDoc> = {
     },
     errors: [401, 403, 404, 502, 503],
   },
+  'POST /v1/jobs': {
+    summary: 'Queue transcription jobs: a file, folder, glob or URL (JSON), or an upload (form).',
+    body: {
+      content: {
+        'application/json': {
+          schema: Type.Object({
+            path: Type.Optional(Type.String()),
+            glob: Type.Optional(Type.String()),
+            url: Type.Optional(Type.String()),
+            formats: Type.Optional(Type.Array(Type.String())),
+            priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100 })),
+            idempotencyKey: Type.Optional(Type.String()),
+            language: Type.Optional(Type.String()),
+            prompt: Type.Optional(Type.String()),
+          }),
+        },
+        'multipart/form-data': { schema: Type.Object({ file: Type.String({ format: 'binary' }) }) },
+      },
+    },
+    errors: [400, 401, 403, 413, 503],
+  },
+  'GET /v1/jobs': { summary: 'Jobs, newest first, by state, a page at a time.', errors: [400, 401, 403] },
+  'GET /v1/jobs/{id}': { summary: 'One job: state, progress, result or error.', errors: [401, 403, 404] },
+  'DELETE /v1/jobs/{id}': { summary: 'Cancel a job (a running one is stopped).', errors: [401, 403, 404] },
+  'GET /v1/jobs/{id}/events': {
+    summary: "A job's progress as server-sent events, until it ends.",
+    success: Type.String({
+      description: 'Events queued, active, progress, then completed, failed or cancelled.',
+    }),
+    successType: 'text/event-stream',
+    errors: [401, 403, 404],
+  },
+  'GET /v1/jobs/{id}/result/{format}': {
+    summary: "A completed job's result file in one format.",
+    success: Type.String(),
+    successType: 'text/plain',
+    errors: [400, 401, 403, 404],
+  },
 }
 
 /** The route's documentation (tests check that every route has one). */
@@ -299,6 +339,12 @@ export const openapi = fp(
           }
         }
         if (doc.content) response[200] = doc.content
+        if (!response[200] && doc.success && doc.successType) {
+          response[200] = {
+            description: 'OK',
+            content: { [doc.successType]: { schema: doc.success } },
+          }
+        }
         for (const status of doc.errors) {
           if (response[status]) continue
           const body = doc.openAiErrors && status !== 401 && status !== 403 ? OpenAiErrorBody : ErrorBody

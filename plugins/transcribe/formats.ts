@@ -20,6 +20,15 @@ import { cuesOf, formatSrt, formatVtt } from './subtitles.ts'
 export const DOCUMENT_FORMATS = ['text', 'json', 'verbose_json', 'srt', 'vtt'] as const
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number]
 
+/** File name extension of each format (`dictum transcribe -o`, job result files). */
+export const DOCUMENT_EXTENSIONS: Record<DocumentFormat, string> = {
+  text: 'txt',
+  json: 'json',
+  verbose_json: 'verbose.json',
+  srt: 'srt',
+  vtt: 'vtt',
+}
+
 export interface DocumentOptions {
   /** The dictionary's replacement pass (subtitle cues cut from word timings go through it). */
   replace: (text: string) => string

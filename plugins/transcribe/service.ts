@@ -16,6 +16,7 @@ import type {
   TranscriptSegment,
   TranscriptWord,
 } from '../../kernel/contracts/engine.ts'
+import type { SlotPriority } from '../../kernel/engine-runner/types.ts'
 import { errors } from '../../kernel/errors.ts'
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../../vad/index.ts'
@@ -36,6 +37,23 @@ export interface TranscribeOptions {
   engineId?: string
   /** With `engineId`: this catalog model instead of the one the engine's options name. */
   model?: string
+  /**
+   * Called with each piece, in order, as soon as the engine has transcribed it: streamed transcriptions send
+   * its text, jobs report progress with its end.
+   */
+  onPiece?: (piece: TranscribedPiece) => void
+  /** `low` for batch work (transcription jobs): requests to the engine wait behind dictation's. */
+  priority?: SlotPriority
+}
+
+export interface TranscribedPiece {
+  /** The engine's text of the piece, before replacements. */
+  text: string
+  /** Seconds from the start of the audio. */
+  startSeconds: number
+  seconds: number
+  /** False for a piece the VAD found no speech in: its text is not part of the transcript. */
+  speech: boolean
 }
 
 /** A finished transcription. Times are seconds from the start of the audio. */
@@ -114,8 +132,14 @@ export class TranscriptionService {
         this.#run(engine, piece.samples, piece.startSeconds, options),
         piece.speech,
       ])
-      if (!speech) continue
-      pieces.push({ result, startSeconds: piece.startSeconds, seconds: piece.samples.length / SAMPLE_RATE })
+      const seconds = piece.samples.length / SAMPLE_RATE
+      if (speech) pieces.push({ result, startSeconds: piece.startSeconds, seconds })
+      options.onPiece?.({
+        text: speech ? result.text : '',
+        startSeconds: piece.startSeconds,
+        seconds,
+        speech,
+      })
     }
     const joined = joinPieces(pieces, (text) => dictionary.applyReplacements(text))
     return {
@@ -187,6 +211,7 @@ export class TranscriptionService {
         ...(options.prompt ? { prompt: options.prompt } : {}),
       },
       options.signal,
+      options.priority,
     )
     return result
   }
@@ -240,7 +265,7 @@ async function* fixedCuts(chunks: AsyncIterable<Float32Array>, limit: number) {
 }
 
 /** A language hint the engine cannot transcribe is an error, not a transcript in the model's own language. */
-function checkLanguage(language: string | undefined, engine: AcquiredEngine): void {
+export function checkLanguage(language: string | undefined, engine: AcquiredEngine): void {
   const { languages } = engine.capabilities
   if (language === undefined || languages.includes('*')) return
   const base = (code: string) => code.toLowerCase().split(/[-_]/)[0]

@@ -19,6 +19,8 @@ export function capabilityProblems(capabilities: EngineCapabilities): string[] {
   for (const key of ['customWords', 'wordTimestamps', 'segmentTimestamps'] as const) {
     if (typeof capabilities[key] !== 'boolean') problems.push(`capabilities.${key} is not a boolean`)
   }
+  if (capabilities.streaming !== undefined && typeof capabilities.streaming !== 'boolean')
+    problems.push('capabilities.streaming is neither absent nor a boolean')
   const { languages, maxAudioSeconds: max } = capabilities
   if (!Array.isArray(languages) || languages.length === 0) problems.push('capabilities.languages is empty')
   else if (!languages.every((l) => l === '*' || /^[a-z]{2,3}(-[A-Za-z0-9]+)*$/.test(l)))
@@ -58,6 +60,23 @@ export function resultProblems(
     }
   }
   return problems
+}
+
+/**
+ * What is wrong with the partials a stream's `accept` returned (the non-null ones): each is an object whose
+ * `text` is a string (the whole hypothesis), and crosses a process boundary.
+ */
+export function partialProblems(partials: readonly unknown[]): string[] {
+  const bad = partials.findIndex(
+    (partial) => typeof partial !== 'object' || typeof (partial as { text?: unknown })?.text !== 'string',
+  )
+  if (bad >= 0) return [`partial ${bad} is not { text: string } (${String(JSON.stringify(partials[bad]))})`]
+  try {
+    structuredClone(partials)
+  } catch (err) {
+    return [`a partial cannot cross a process boundary (${(err as Error).message})`]
+  }
+  return []
 }
 
 /**

@@ -4,7 +4,8 @@
  * into well-formed, structured-cloneable results and closes twice; and it derives the rest from what the
  * engine declares in `capabilities`: words and segments where it promises them (and none where it does not),
  * custom words exercised where it takes them (never given where it does not, as the kernel does), each
- * declared language accepted, and a piece as long as `maxAudioSeconds` transcribed.
+ * declared language accepted, a piece as long as `maxAudioSeconds` transcribed, and, where it declares
+ * `streaming`, the samples fed to a stream in chunks as the kernel feeds live audio.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,12 +18,13 @@ import type {
   EngineCustomWord,
   EngineDefinition,
   EngineInstance,
+  EngineStream,
   EngineTranscribeRequest,
   EngineTranscribeResult,
   PluginLogger,
 } from '../../kernel/contracts/engine.ts'
 import { attempt, type ConformanceTest as Test } from './conformance-test.ts'
-import { capabilityProblems, resultProblems } from './engine-checks.ts'
+import { capabilityProblems, partialProblems, resultProblems } from './engine-checks.ts'
 
 export interface EngineContractCase<S extends TSchema> {
   definition: EngineDefinition<S>
@@ -58,6 +60,8 @@ export const SAMPLE_CUSTOM_WORDS: readonly EngineCustomWord[] = [
 ]
 
 const SAMPLE_RATE = 16000
+/** Live audio reaches a stream in chunks of about this much (the realtime API's clients send 20-100 ms). */
+const STREAM_CHUNK_SAMPLES = 1600
 /**
  * The longest piece the kernel hands an engine that declares no limit (plugins/transcribe: the window used
  * when `maxAudioSeconds` is null and config `vad.maxSegmentSeconds` is unset).
@@ -176,6 +180,48 @@ async function contract<S extends TSchema>(t: Test, c: EngineContractCase<S>): P
     },
   )
 
+  await subtest(
+    t,
+    `${id}: streaming (capabilities.streaming)`,
+    capabilities.streaming === true
+      ? null
+      : 'capabilities.streaming is not true: the kernel cuts live audio at pauses and transcribes it whole',
+    async (t: Test) => {
+      await instance.load()
+      const openStream = instance.openStream?.bind(instance)
+      if (!openStream) {
+        t.fail('capabilities.streaming is true but the instance has no openStream')
+        return
+      }
+      const stream = await attempt(t, 'openStream', async () => openStream({ customWords: [] }))
+      if (!stream) return
+      const partials = await feed(t, stream, samples)
+      if (!partials) return
+      const problems = partialProblems(partials)
+      for (const problem of problems) t.fail(`the partials: ${problem}`)
+      if (problems.length === 0) t.pass(`${partials.length} partials, each with the whole hypothesis as text`)
+      const result = await attempt(t, 'finish', () => stream.finish())
+      if (!result) return
+      check(t, result, seconds, 'the final result of the stream')
+      if (c.expectText !== undefined)
+        t.match(result.text, c.expectText, 'the final text is the expected transcript')
+      t.doesNotThrow(() => {
+        stream.cancel()
+        stream.cancel()
+      }, 'cancel after finish, twice, does not throw')
+
+      const dropped = await attempt(t, 'openStream for a cancelled utterance', async () =>
+        openStream({ customWords: [] }),
+      )
+      if (!dropped) return
+      await attempt(t, 'accept', async () => dropped.accept(samples.slice(0, STREAM_CHUNK_SAMPLES)))
+      t.doesNotThrow(() => {
+        dropped.cancel()
+        dropped.cancel()
+      }, 'cancel mid-utterance, twice, does not throw')
+    },
+  )
+
   await t.test(`${id}: close twice`, async (t: Test) => {
     const unused = await definition.create(context)
     await unused.close()
@@ -219,6 +265,31 @@ export function languagesToTry(languages: readonly string[]): string[] {
   const declared = languages.includes('*') ? ['en', 'de'] : languages.slice(0, 3)
   const first = declared[0]
   return first !== undefined && !first.includes('-') ? [...declared, `${first}-001`] : declared
+}
+
+/**
+ * Feeds `samples` to the stream in chunks, each awaited, as the kernel does: the chunks share one array,
+ * silenced once each call returns (a chunk is valid only during the call, so an engine that keeps it
+ * would hear silence). Returns the non-null partials, or undefined after a failure.
+ */
+async function feed(t: Test, stream: EngineStream, samples: Float32Array): Promise<unknown[] | undefined> {
+  const chunk = new Float32Array(STREAM_CHUNK_SAMPLES)
+  const partials: unknown[] = []
+  for (let at = 0; at < samples.length; at += STREAM_CHUNK_SAMPLES) {
+    const piece = samples.subarray(at, at + STREAM_CHUNK_SAMPLES)
+    chunk.set(piece)
+    const view = chunk.subarray(0, piece.length)
+    let partial: unknown
+    try {
+      partial = await stream.accept(view)
+    } catch (err) {
+      t.fail(`accept of the chunk at ${at / SAMPLE_RATE} s threw: ${(err as Error)?.message ?? err}`)
+      return undefined
+    }
+    chunk.fill(0)
+    if (partial !== null) partials.push(partial)
+  }
+  return partials
 }
 
 /** `samples` repeated to `length` (silence when there are none). */

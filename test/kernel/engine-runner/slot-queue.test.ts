@@ -40,3 +40,48 @@ t.test('an aborted waiter leaves the queue; close rejects the rest', async (t) =
   await t.rejects(queue.acquire(), { code: 'ENGINE_UNAVAILABLE' })
   release()
 })
+
+t.test(
+  'normal waiters go ahead of low-priority ones (dictation before batch jobs), FIFO among equals',
+  async (t) => {
+    const queue = new SlotQueue(1, 'x')
+    const order: string[] = []
+    const releases: Record<string, () => void> = {}
+    const take = (name: string, priority?: 'normal' | 'low') =>
+      void queue.acquire(undefined, priority).then((release) => {
+        order.push(name)
+        releases[name] = release
+      })
+    take('job1', 'low')
+    take('job2', 'low')
+    take('job3', 'low')
+    take('dictate1')
+    take('dictate2', 'normal')
+    await tick()
+    t.same(order, ['job1'], 'the first job holds the only slot')
+    for (const next of ['dictate1', 'dictate2', 'job2', 'job3']) {
+      releases[order.at(-1) as string]?.()
+      await tick()
+      t.equal(order.at(-1), next)
+    }
+    t.same(order, ['job1', 'dictate1', 'dictate2', 'job2', 'job3'])
+  },
+)
+
+t.test('an aborted normal waiter leaves the low ones in order', async (t) => {
+  const queue = new SlotQueue(1, 'x')
+  const first = await queue.acquire(undefined, 'low')
+  const controller = new AbortController()
+  const order: string[] = []
+  void queue.acquire(undefined, 'low').then((r) => {
+    order.push('low')
+    r()
+  })
+  const aborted = queue.acquire(controller.signal)
+  controller.abort(new Error('gone'))
+  await t.rejects(aborted, { message: 'gone' })
+  t.equal(queue.waiting, 1)
+  first()
+  await tick()
+  t.same(order, ['low'])
+})

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { applyReplacements } from '../../../plugins/dictionary/replace.ts'
+import { applyReplacements, compileReplacements } from '../../../plugins/dictionary/replace.ts'
 import { build, injectJson } from '../../helpers/build.ts'
 import { audioFixturesDir } from '../../helpers/fixtures.ts'
 
@@ -26,6 +26,27 @@ t.test('Unicode letters and digits are word characters', async (t) => {
 t.test('the longest trigger wins at a position', async (t) => {
   const rules = [rule(['new'], 'NEW'), rule(['new york'], 'New York'), rule(['new york city'], 'NYC')]
   t.equal(applyReplacements('new york city is new, new york too', rules), 'NYC is NEW, New York too')
+})
+
+t.test('settled: the part of the result no following words can change', async (t) => {
+  const matcher = compileReplacements([rule(['new'], 'NEW'), rule(['new york city'], 'NYC')])
+  // "new" could still become "new york city": everything from it waits.
+  t.same(matcher.applySettled('I love new'), { text: 'I love NEW', settled: 'I love '.length })
+  t.same(matcher.applySettled('I love new york'), { text: 'I love NEW york', settled: 'I love '.length })
+  t.same(matcher.applySettled('I love new york city'), { text: 'I love NYC', settled: 'I love NYC'.length })
+  t.same(matcher.applySettled('new jersey and new'), {
+    text: 'NEW jersey and NEW',
+    settled: 'NEW jersey and '.length,
+  })
+  t.same(matcher.applySettled('renew'), { text: 'renew', settled: 5 }, 'no trigger starts inside a word')
+  for (const text of ['I love new', 'I love new york', 'new jersey and new', 'say new york city now']) {
+    // Whatever follows, the settled prefix stays.
+    for (const more of ['york city', 'york', 'jersey', 'new']) {
+      const { text: now, settled } = matcher.applySettled(text)
+      t.ok(matcher.apply(`${text} ${more}`).startsWith(now.slice(0, settled)), `${text} + ${more}`)
+    }
+  }
+  t.same(compileReplacements([]).applySettled('anything'), { text: 'anything', settled: 8 })
 })
 
 t.test('one pass: a replacement’s output is not matched again', async (t) => {

@@ -156,7 +156,14 @@ t.test('form validation, in OpenAI error shape', async (t) => {
     ['empty file', {}, { data: Buffer.alloc(0) }, 400, 'file', /^Missing audio body\.$/],
     ['unknown format', { response_format: 'mp3' }, { data: GO }, 400, 'response_format', /one of json/],
     ['bad temperature', { temperature: 'hot' }, { data: GO }, 400, 'temperature', /0 to 1/],
-    ['stream', { stream: 'true' }, { data: GO }, 400, 'stream', /not supported/],
+    [
+      'stream with subtitles',
+      { stream: 'true', response_format: 'vtt' },
+      { data: GO },
+      400,
+      'response_format',
+      /not compatible with stream=true/,
+    ],
     ['bad language', { language: 'English!' }, { data: GO }, 400, 'language', /ISO-639-1/],
     [
       'bad granularity',

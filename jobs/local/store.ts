@@ -1,0 +1,212 @@
+/**
+ * The local backend's jobs in SQLite (table `jobs`, jobs/migrations.ts). Synchronous statements; the backend
+ * runs the writes through writeTransaction. A job's spec (input, formats, hints) is one JSON column, its
+ * error, result and runner one each: they are read and written whole.
+ */
+import { randomBytes } from 'node:crypto'
+import { errors } from '../../kernel/errors.ts'
+import type { Db } from '../../kernel/storage/database.ts'
+import type {
+  JobError,
+  JobListQuery,
+  JobPage,
+  JobRecord,
+  JobResult,
+  JobRunner,
+  JobSpec,
+  JobState,
+} from '../types.ts'
+
+interface Row {
+  seq: number
+  id: string
+  state: JobState
+  priority: number
+  idempotency_key: string | null
+  batch_id: string | null
+  spec: string
+  progress: number
+  attempts: number
+  max_attempts: number
+  error: string | null
+  result: string | null
+  runner: string | null
+  created_ms: number
+  started_ms: number | null
+  finished_ms: number | null
+}
+
+type StoredSpec = Pick<JobSpec, 'input' | 'formats' | 'language' | 'prompt'>
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
+
+/** `job_` and 20 random base32 characters (100 bits). */
+export function newJobId(): string {
+  const bytes = randomBytes(20)
+  let id = 'job_'
+  for (const byte of bytes) id += BASE32[byte & 31]
+  return id
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+function toRecord(row: Row): JobRecord {
+  const spec = JSON.parse(row.spec) as StoredSpec
+  return {
+    id: row.id,
+    state: row.state,
+    progress: row.progress,
+    input: spec.input,
+    formats: spec.formats,
+    priority: row.priority,
+    idempotencyKey: row.idempotency_key,
+    batchId: row.batch_id,
+    language: spec.language,
+    prompt: spec.prompt,
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    error: row.error === null ? null : (JSON.parse(row.error) as JobError),
+    result: row.result === null ? null : (JSON.parse(row.result) as JobResult),
+    runner: row.runner === null ? null : (JSON.parse(row.runner) as JobRunner),
+    createdAt: iso(row.created_ms) as string,
+    startedAt: iso(row.started_ms),
+    finishedAt: iso(row.finished_ms),
+  }
+}
+
+export class JobStore {
+  readonly #db: Db
+
+  constructor(db: Db) {
+    this.#db = db
+  }
+
+  get(id: string): JobRecord | null {
+    const row = this.#db.prepare<[string], Row>('SELECT * FROM jobs WHERE id = ?').get(id)
+    return row ? toRecord(row) : null
+  }
+
+  byKey(key: string): JobRecord | null {
+    const row = this.#db.prepare<[string], Row>('SELECT * FROM jobs WHERE idempotency_key = ?').get(key)
+    return row ? toRecord(row) : null
+  }
+
+  insert(spec: JobSpec, maxAttempts: number, nowMs: number): JobRecord {
+    const id = newJobId()
+    const stored: StoredSpec = {
+      input: spec.input,
+      formats: spec.formats,
+      language: spec.language,
+      prompt: spec.prompt,
+    }
+    this.#db
+      .prepare(
+        `INSERT INTO jobs (id, state, priority, idempotency_key, batch_id, spec, max_attempts, created_ms)
+         VALUES (?, 'queued', ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, spec.priority, spec.idempotencyKey, spec.batchId, JSON.stringify(stored), maxAttempts, nowMs)
+    return this.get(id) as JobRecord
+  }
+
+  /** Newest first; the cursor is the `seq` of the last job of the previous page. */
+  list(query: JobListQuery): JobPage {
+    const states = query.states ?? []
+    const where: string[] = []
+    const params: (string | number)[] = []
+    if (states.length > 0) {
+      where.push(`state IN (${states.map(() => '?').join(', ')})`)
+      params.push(...states)
+    }
+    if (query.cursor) {
+      if (!/^[1-9]\d{0,15}$/.test(query.cursor)) {
+        throw errors.INVALID_REQUEST('cursor must be the nextCursor of a previous page.', {
+          extra: { param: 'cursor' },
+        })
+      }
+      where.push('seq < ?')
+      params.push(Number(query.cursor))
+    }
+    const sql = `SELECT * FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`
+    const rows = this.#db.prepare<(string | number)[], Row>(sql).all(...params, query.limit + 1)
+    const page = rows.slice(0, query.limit)
+    const more = rows.length > query.limit
+    return { jobs: page.map(toRecord), nextCursor: more ? String(page.at(-1)?.seq) : null }
+  }
+
+  /** Takes the next queued job (highest priority, then oldest) and marks it active: one more attempt. */
+  claimNext(runner: JobRunner, nowMs: number): JobRecord | null {
+    const next = this.#db
+      .prepare<[], { id: string }>(
+        "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq LIMIT 1",
+      )
+      .get()
+    if (!next) return null
+    this.#db
+      .prepare(
+        `UPDATE jobs SET state = 'active', attempts = attempts + 1, progress = 0, started_ms = ?, runner = ?
+         WHERE id = ?`,
+      )
+      .run(nowMs, JSON.stringify(runner), next.id)
+    return this.get(next.id)
+  }
+
+  setProgress(id: string, progress: number): void {
+    this.#db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND state = 'active'").run(progress, id)
+  }
+
+  complete(id: string, result: JobResult, runner: JobRunner, nowMs: number): void {
+    this.#db
+      .prepare(
+        `UPDATE jobs SET state = 'completed', progress = 1, result = ?, runner = ?, error = NULL, finished_ms = ?
+         WHERE id = ?`,
+      )
+      .run(JSON.stringify(result), JSON.stringify(runner), nowMs, id)
+  }
+
+  /** Back to the queue after a retryable failure (the error is kept for the record). */
+  requeue(id: string, error: JobError): void {
+    this.#db
+      .prepare("UPDATE jobs SET state = 'queued', progress = 0, error = ? WHERE id = ?")
+      .run(JSON.stringify(error), id)
+  }
+
+  fail(id: string, error: JobError, nowMs: number): void {
+    this.#db
+      .prepare("UPDATE jobs SET state = 'failed', error = ?, finished_ms = ? WHERE id = ?")
+      .run(JSON.stringify(error), nowMs, id)
+  }
+
+  /** Cancels the job if it is in one of `from`; true when it was. */
+  cancel(id: string, from: readonly JobState[], nowMs: number): boolean {
+    const info = this.#db
+      .prepare(
+        `UPDATE jobs SET state = 'cancelled', finished_ms = ? WHERE id = ? AND state IN (${from.map(() => '?').join(', ')})`,
+      )
+      .run(nowMs, id, ...from)
+    return info.changes > 0
+  }
+
+  /**
+   * Jobs a stopped process left active: queued again while attempts remain, else failed with `error`.
+   * Returns the ids of both kinds.
+   */
+  recoverActive(error: JobError, nowMs: number): { requeued: string[]; failed: string[] } {
+    const active = this.#db
+      .prepare<[], { id: string; attempts: number; max_attempts: number }>(
+        "SELECT id, attempts, max_attempts FROM jobs WHERE state = 'active'",
+      )
+      .all()
+    const requeued: string[] = []
+    const failed: string[] = []
+    for (const job of active) {
+      if (job.attempts < job.max_attempts) {
+        this.requeue(job.id, error)
+        requeued.push(job.id)
+      } else {
+        this.fail(job.id, error, nowMs)
+        failed.push(job.id)
+      }
+    }
+    return { requeued, failed }
+  }
+}

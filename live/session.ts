@@ -1,0 +1,507 @@
+/**
+ * One live session (docs/live.md): PCM16 in at 16 or 24 kHz, converted to 16 kHz float, cut into items by
+ * the server VAD or the client's commits, each item transcribed (streaming, or whole at its end), and the
+ * {@link LiveEvent}s out. Completions are reported in item order; storing an item in history never ends
+ * the session. Misuse gives a non-fatal `error` event; idling or flooding gives a fatal one.
+ */
+import { randomUUID } from 'node:crypto'
+import { pcmToMono } from '../audio/pcm-convert.ts'
+import { createResampler, type Resampler } from '../audio/resampler.ts'
+import type { DictumConfig } from '../config/schema.ts'
+import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
+import { type DictumError, errors } from '../kernel/errors.ts'
+import type { AcquiredEngine } from '../kernel/registry.ts'
+import type { DictionaryService } from '../plugins/dictionary/service.ts'
+import type { HistoryService } from '../plugins/history/service.ts'
+import { ItemText, longestTriggerWords } from './deltas.ts'
+import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
+import { RecentAudio } from './recent-audio.ts'
+import { TurnDetector, WINDOW } from './turn-detector.ts'
+import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
+
+/**
+ * Audio of committed items not yet transcribed, at most (seconds): a client sending audio far faster than
+ * the engine transcribes it is stopped here instead of filling memory (600 s of 16 kHz float is 38 MB).
+ */
+export const BACKLOG_SECONDS = 600
+
+export interface SessionDeps {
+  engine: AcquiredEngine
+  dictionary: DictionaryService
+  history: HistoryService
+  config: () => Readonly<DictumConfig>
+  logger: PluginLogger
+  /** The vetted Silero model file, or null (then server VAD is refused). */
+  vadModel: string | null
+  /** Whether audio holds speech (vad/service.ts), for the fallback's client-committed items; null: no VAD. */
+  hasSpeech: ((samples: Float32Array) => Promise<boolean>) | null
+  /** Called once the session is closed and has released the engine. */
+  onClosed: () => void
+}
+
+interface OpenItem {
+  item: LiveItem
+  text: ItemText
+  /** Set once its result is being reported: later partials are dropped. */
+  done: boolean
+}
+
+type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt'>
+
+export class LiveSessionImpl implements LiveSession {
+  readonly id = `sess_${randomUUID().replaceAll('-', '')}`
+  readonly #deps: SessionDeps
+  readonly #listener: LiveEventListener
+  readonly #inputRate: 16000 | 24000
+  readonly #history: LiveSessionOptions['history']
+  #settings: Settings
+  /** An update that waits for the open item to end. */
+  #pending: Partial<Settings> | null = null
+  #streaming: boolean
+  #resampler: Resampler
+  /** Input frames given to the current resampler. */
+  #resampled = 0
+  /** Session samples (16 kHz) so far, with the last few hundred ms kept. */
+  #recent: RecentAudio
+  #detector: TurnDetector | null = null
+  /** Server VAD: samples short of a whole window. */
+  #partialWindow = new Float32Array(0)
+  #open: OpenItem | null = null
+  /** Where the last item ended: the next one never starts before it. */
+  #lastItemEnd = 0
+  #previousItemId: string | null = null
+  /** Items committed and not yet reported, in order. */
+  #reporting: Promise<void> = Promise.resolve()
+  readonly #inFlight = new Set<LiveItem>()
+  #backlog = 0
+  #lastActivity = Date.now()
+  #idleTimer: NodeJS.Timeout | null = null
+  /** No more events (closed, or after a fatal error). */
+  #silent = false
+  #closing: Promise<void> | null = null
+
+  constructor(options: LiveSessionOptions, listener: LiveEventListener, deps: SessionDeps) {
+    this.#deps = deps
+    this.#listener = listener
+    this.#inputRate = options.inputSampleRate
+    this.#history = options.history ?? null
+    this.#settings = {
+      turnDetection: options.turnDetection,
+      ...(options.language === undefined ? {} : { language: options.language }),
+      ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    }
+    this.#streaming = deps.engine.capabilities.streaming === true
+    this.#resampler = createResampler(this.#inputRate, SAMPLE_RATE)
+    this.#recent = new RecentAudio(WINDOW)
+    this.#applyTurnDetection(options.turnDetection)
+    this.#armIdle()
+  }
+
+  append(pcm16: Uint8Array): void {
+    if (this.#closing) return
+    this.#touch()
+    const { maxFrameBytes } = this.#deps.config().realtime
+    if (pcm16.length > maxFrameBytes) {
+      this.#misuse(
+        `an append of ${pcm16.length} bytes is more than realtime.maxFrameBytes (${maxFrameBytes}).`,
+      )
+      return
+    }
+    if (pcm16.length % 2 !== 0) {
+      this.#misuse(`the audio has an odd number of bytes (${pcm16.length}): PCM16 takes 2 bytes a sample.`)
+      return
+    }
+    if (pcm16.length === 0) return
+    const samples = pcmToMono(pcm16, { sampleFormat: 's16', channels: 1, blockAlign: 2 })
+    this.#resampled += samples.length
+    this.#feed(this.#resampler.push(samples))
+  }
+
+  commit(): void {
+    if (this.#closing) return
+    this.#touch()
+    this.#flushInput()
+    const open = this.#open
+    if (!open || open.item.length === 0) {
+      this.#misuse('the input audio buffer is empty: append audio before committing.', {
+        reason: 'input_audio_buffer_commit_empty',
+      })
+      return
+    }
+    this.#detector?.cut()
+    this.#endItem(this.#recent.end)
+  }
+
+  clear(): void {
+    if (this.#closing) return
+    this.#touch()
+    this.#partialWindow = new Float32Array(0)
+    this.#detector?.cut()
+    const open = this.#open
+    this.#open = null
+    if (open) {
+      open.item.cancel()
+      this.#lastItemEnd = this.#recent.end
+    }
+    this.#applyPending()
+  }
+
+  update(options: Partial<Settings>): void {
+    if (this.#closing) return
+    this.#touch()
+    if (options.turnDetection && this.#deps.vadModel === null) {
+      this.#misuse(
+        'turn_detection server_vad needs the voice activity detector, and no usable VAD model is installed (run: dictum models pull silero-vad).',
+        { param: 'turn_detection' },
+      )
+      const { turnDetection: _refused, ...rest } = options
+      options = rest
+    }
+    this.#pending = { ...this.#pending, ...options }
+    if (!this.#open) this.#applyPending()
+  }
+
+  close(options: { cancel?: boolean } = {}): Promise<void> {
+    this.#closing ??= this.#shutdown(options.cancel === true)
+    return this.#closing
+  }
+
+  // ---- audio in
+
+  /** 16 kHz samples, in order. */
+  #feed(samples: Float32Array): void {
+    if (samples.length === 0) return
+    if (this.#detector) {
+      this.#feedWindows(samples)
+      return
+    }
+    // client commits: everything goes to the open item, cut at the longest item
+    let at = 0
+    while (at < samples.length) {
+      this.#open ??= this.#newItem(this.#recent.end)
+      const room = this.#maxItemSamples() - this.#open.item.length
+      const part = samples.subarray(at, at + Math.max(1, room))
+      this.#open.item.write(part)
+      this.#recent.push(part)
+      at += part.length
+      if (this.#open.item.length >= this.#maxItemSamples()) this.#endItem(this.#recent.end)
+    }
+  }
+
+  #feedWindows(samples: Float32Array): void {
+    let input = samples
+    if (this.#partialWindow.length > 0) {
+      input = new Float32Array(this.#partialWindow.length + samples.length)
+      input.set(this.#partialWindow, 0)
+      input.set(samples, this.#partialWindow.length)
+    }
+    let at = 0
+    for (; at + WINDOW <= input.length; at += WINDOW) this.#feedWindow(input.subarray(at, at + WINDOW))
+    this.#partialWindow = input.slice(at)
+  }
+
+  #feedWindow(window: Float32Array): void {
+    const detector = this.#detector as TurnDetector
+    if (this.#open && this.#open.item.length + window.length > this.#maxItemSamples()) {
+      // speech going on past the longest item: it is committed here and goes on in a new item
+      detector.cut()
+      this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(this.#recent.end) })
+      this.#endItem(this.#recent.end)
+    }
+    this.#recent.push(window)
+    this.#open?.item.write(window)
+    const turn = detector.accept(window)
+    if (turn?.type === 'start' && !this.#open) {
+      const padding = Math.round(((this.#settings.turnDetection?.prefixPaddingMs ?? 0) * SAMPLE_RATE) / 1000)
+      const start = Math.max(turn.at - padding, this.#lastItemEnd, this.#recent.end - this.#recentCapacity())
+      const open = this.#newItem(start)
+      open.item.write(this.#recent.since(start))
+      this.#open = open
+      this.#emit({ type: 'speech_started', itemId: open.item.id, audioStartMs: toMs(start) })
+    } else if (turn?.type === 'stop' && this.#open) {
+      this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(turn.at) })
+      this.#endItem(this.#recent.end)
+    }
+  }
+
+  /** Everything appended reaches the item: the resampler's tail and a window's remainder (a commit). */
+  #flushInput(): void {
+    const tail = this.#resampler.finish(this.#resampled)
+    this.#resampler = createResampler(this.#inputRate, SAMPLE_RATE)
+    this.#resampled = 0
+    this.#feed(tail)
+    const rest = this.#partialWindow
+    this.#partialWindow = new Float32Array(0)
+    if (rest.length === 0) return
+    this.#recent.push(rest)
+    this.#open?.item.write(rest)
+    this.#detector?.accept(rest)
+  }
+
+  // ---- items
+
+  #newItem(start: number): OpenItem {
+    const { engine, dictionary } = this.#deps
+    const customWords = engine.capabilities.customWords
+      ? dictionary.customWords().map((w) => ({ text: w.text, weight: w.weight, aliases: [...w.aliases] }))
+      : []
+    const { language, prompt } = this.#settings
+    const triggers = dictionary.listReplacements().items.flatMap((rule) => rule.triggers)
+    const open: OpenItem = {
+      item: new LiveItem({
+        id: `item_${randomUUID().replaceAll('-', '')}`,
+        start,
+        engine,
+        stream: this.#streaming,
+        request: {
+          customWords,
+          ...(language === undefined ? {} : { language }),
+          ...(prompt === undefined ? {} : { prompt }),
+        },
+        onPartial: (text) => this.#partial(open, text),
+        onStreamRefused: () => {
+          this.#streaming = false
+        },
+      }),
+      text: new ItemText((text) => dictionary.applyReplacements(text), longestTriggerWords(triggers)),
+      done: false,
+    }
+    return open
+  }
+
+  #partial(open: OpenItem, raw: string): void {
+    if (open.done) return
+    const { text, delta } = open.text.partial(raw)
+    this.#emit({ type: 'partial', itemId: open.item.id, text })
+    if (delta !== '') this.#emit({ type: 'delta', itemId: open.item.id, delta })
+  }
+
+  /** The open item's audio is complete: committed now, its transcript reported in item order. */
+  #endItem(end: number): void {
+    const open = this.#open as OpenItem
+    this.#open = null
+    this.#lastItemEnd = end
+    const { item } = open
+    this.#emit({ type: 'committed', itemId: item.id, previousItemId: this.#previousItemId })
+    this.#previousItemId = item.id
+    this.#backlog += item.length
+    this.#inFlight.add(item)
+    // client-committed audio may be silence; VAD items hold speech by construction
+    const check = this.#detector ? undefined : (this.#deps.hasSpeech ?? undefined)
+    const result = item.end(check)
+    result.catch(() => {})
+    this.#reporting = this.#reporting
+      .then(() => this.#report(open, result))
+      .catch((error: unknown) =>
+        this.#deps.logger.error({ error: (error as Error).message }, 'a live item could not be reported'),
+      )
+    if (this.#backlog > BACKLOG_SECONDS * SAMPLE_RATE) {
+      this.#fatal(
+        errors.INVALID_REQUEST(
+          `the client sends audio faster than the engine transcribes it (more than ${BACKLOG_SECONDS} s waiting); the session is closed.`,
+        ),
+      )
+      return
+    }
+    this.#applyPending()
+  }
+
+  async #report(open: OpenItem, pending: Promise<EngineTranscribeResult>): Promise<void> {
+    const { item } = open
+    let result: EngineTranscribeResult
+    try {
+      result = await pending
+    } catch (error) {
+      open.done = true
+      this.#emit({ type: 'failed', itemId: item.id, error: asDictumError(error) })
+      return
+    } finally {
+      this.#backlog -= item.length
+      this.#inFlight.delete(item)
+    }
+    open.done = true
+    const final = open.text.final(result.text)
+    if (final.revised) {
+      this.#deps.logger.debug(
+        { itemId: item.id },
+        'the final result revised words already sent as deltas: the transcript is the final',
+      )
+    }
+    if (final.delta !== '') this.#emit({ type: 'delta', itemId: item.id, delta: final.delta })
+    const historyId = await this.#record(final.transcript)
+    const offset = item.startSeconds
+    const { engine } = this.#deps
+    this.#emit({
+      type: 'completed',
+      itemId: item.id,
+      transcript: final.transcript,
+      rawText: result.text.trim(),
+      revised: final.revised,
+      startSeconds: offset,
+      endSeconds: item.endSeconds,
+      words: result.words
+        ? result.words.map((w) => ({ ...w, start: w.start + offset, end: w.end + offset }))
+        : null,
+      engine: engine.id,
+      provider: engine.displayName,
+      historyId,
+    })
+  }
+
+  /** The history entry's id, or null (history off, not asked for, empty text, or storing failed: logged). */
+  async #record(transcript: string): Promise<string | null> {
+    const wanted = this.#history
+    if (!wanted || !this.#deps.config().history.enabled || this.#silent) return null
+    try {
+      const entry = await this.#deps.history.record({
+        rawText: transcript,
+        finalText: transcript,
+        appName: wanted.appName,
+        ...(wanted.windowTitle === undefined ? {} : { windowTitle: wanted.windowTitle }),
+        wasAIProcessed: false,
+        aiProcessingError: null,
+      })
+      return entry?.id ?? null
+    } catch (error) {
+      this.#deps.logger.error(
+        { error: (error as Error).message, code: (error as DictumError).code },
+        'a live dictation could not be stored in history; the session goes on',
+      )
+      return null
+    }
+  }
+
+  // ---- settings
+
+  #applyPending(): void {
+    const pending = this.#pending
+    if (!pending || this.#open) return
+    this.#pending = null
+    if (pending.turnDetection !== undefined) this.#applyTurnDetection(pending.turnDetection)
+    this.#settings = { ...this.#settings, ...pending }
+  }
+
+  #applyTurnDetection(turnDetection: ServerVad | null): void {
+    this.#settings.turnDetection = turnDetection
+    this.#partialWindow = new Float32Array(0)
+    if (!turnDetection || this.#deps.vadModel === null) {
+      this.#detector = null
+      this.#recent = this.#resized(WINDOW)
+      return
+    }
+    const config = this.#deps.config()
+    this.#detector = new TurnDetector({
+      model: this.#deps.vadModel,
+      threshold: turnDetection.threshold,
+      silenceDurationMs: turnDetection.silenceDurationMs,
+      minSpeechSeconds: config.vad.minSpeechSeconds,
+      maxUtteranceSeconds: config.realtime.maxUtteranceSeconds,
+      origin: this.#recent.end,
+    })
+    this.#recent = this.#resized(this.#recentCapacity())
+  }
+
+  /** What an item may reach back for: the detector's lead-in and the prefix padding. */
+  #recentCapacity(): number {
+    const padding = this.#settings.turnDetection?.prefixPaddingMs ?? 0
+    return (this.#detector?.leadIn ?? 0) + Math.round((padding * SAMPLE_RATE) / 1000) + 2 * WINDOW
+  }
+
+  /** A ring of the new size that goes on from the same position (its history starts afresh). */
+  #resized(capacity: number): RecentAudio {
+    return new RecentAudio(capacity, this.#recent.end)
+  }
+
+  /** The longest item in samples: realtime.maxUtteranceSeconds, and the engine's window for the fallback. */
+  #maxItemSamples(): number {
+    const configured = this.#deps.config().realtime.maxUtteranceSeconds
+    const window = this.#deps.engine.capabilities.maxAudioSeconds
+    const seconds = window === null ? configured : Math.min(configured, window)
+    return Math.max(WINDOW, Math.floor(seconds * SAMPLE_RATE))
+  }
+
+  // ---- events, limits, closing
+
+  #emit(event: LiveEvent): void {
+    if (this.#silent) return
+    try {
+      this.#listener(event)
+    } catch (error) {
+      this.#deps.logger.error({ error: (error as Error).message }, 'a live session listener threw')
+    }
+  }
+
+  #misuse(detail: string, extra?: Record<string, unknown>): void {
+    this.#emit({
+      type: 'error',
+      error: errors.INVALID_REQUEST(detail, extra ? { extra } : undefined),
+      fatal: false,
+    })
+  }
+
+  /** Reports the error, then closes the session dropping what is in flight. */
+  #fatal(error: DictumError): void {
+    this.#emit({ type: 'error', error, fatal: true })
+    this.#silent = true
+    void this.close({ cancel: true })
+  }
+
+  #touch(): void {
+    this.#lastActivity = Date.now()
+  }
+
+  #armIdle(): void {
+    const { idleTimeoutMs } = this.#deps.config().realtime
+    const wait = Math.max(0, this.#lastActivity + idleTimeoutMs - Date.now())
+    this.#idleTimer = setTimeout(() => {
+      const idle = Date.now() - this.#lastActivity
+      // waiting for transcripts is the engine's time, not the client's
+      if (idle >= idleTimeoutMs && this.#inFlight.size === 0) {
+        this.#fatal(
+          errors.SESSION_IDLE_TIMEOUT(
+            `no audio or event for ${idleTimeoutMs} ms (realtime.idleTimeoutMs); the session is closed.`,
+          ),
+        )
+        return
+      }
+      if (this.#inFlight.size > 0) this.#touch()
+      this.#armIdle()
+    }, wait)
+    this.#idleTimer.unref()
+  }
+
+  async #shutdown(cancel: boolean): Promise<void> {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer)
+    this.#idleTimer = null
+    const open = this.#open
+    if (cancel) {
+      this.#silent = true
+      this.#open = null
+      open?.item.cancel()
+      for (const item of this.#inFlight) item.cancel()
+    } else {
+      this.#flushInput()
+      if (this.#open && this.#open.item.length > 0) {
+        if (this.#detector) {
+          this.#emit({
+            type: 'speech_stopped',
+            itemId: this.#open.item.id,
+            audioEndMs: toMs(this.#recent.end),
+          })
+        }
+        this.#endItem(this.#recent.end)
+      } else {
+        this.#open?.item.cancel()
+        this.#open = null
+      }
+    }
+    await this.#reporting.catch(() => {})
+    this.#silent = true
+    this.#deps.engine.release()
+    this.#deps.onClosed()
+  }
+}
+
+function toMs(samples: number): number {
+  return Math.round((samples * 1000) / SAMPLE_RATE)
+}

@@ -1,0 +1,107 @@
+/**
+ * Server-side turn detection for one live session (OpenAI `server_vad`): a Silero detector of its own
+ * (sherpa-onnx, created with the session's threshold and silence duration) told window by window whether
+ * speech goes on. Speech starts when the detector is sure (after `minSpeechSeconds` of it, dated back to
+ * its onset as sherpa-onnx does) and stops after `silenceDurationMs` of silence.
+ */
+import { createNativeVad, type NativeVad } from '../vad/native.ts'
+
+export const SAMPLE_RATE = 16000
+/** Silero's window at 16 kHz. */
+export const WINDOW = 512
+
+export type TurnEvent = { type: 'start'; at: number } | { type: 'stop'; at: number }
+
+export interface TurnDetectorOptions {
+  /** The vetted Silero model file (vad/service.ts). */
+  model: string
+  threshold: number
+  silenceDurationMs: number
+  /** Config `vad.minSpeechSeconds`. */
+  minSpeechSeconds: number
+  /** The longest item: the detector's buffer holds at least this much open speech. */
+  maxUtteranceSeconds: number
+  /** Absolute position (session samples) of the first sample this detector is fed. */
+  origin: number
+}
+
+export class TurnDetector {
+  readonly #vad: NativeVad
+  readonly #leadIn: number
+  /** Absolute position of sherpa-onnx's sample 0 (moves on at each cut: the detector starts afresh). */
+  #origin: number
+  /** Samples fed since the origin (sherpa-onnx's own positions). */
+  #fed = 0
+  #speaking = false
+
+  constructor(options: TurnDetectorOptions) {
+    const minSpeech = Math.round(options.minSpeechSeconds * SAMPLE_RATE)
+    // sherpa-onnx dates a segment's start back by two windows and the minimum speech length
+    this.#leadIn = 2 * WINDOW + minSpeech
+    this.#origin = options.origin
+    this.#vad = createNativeVad(
+      {
+        sileroVad: {
+          model: options.model,
+          threshold: options.threshold,
+          minSilenceDuration: options.silenceDurationMs / 1000,
+          minSpeechDuration: options.minSpeechSeconds,
+          // the session cuts items itself (maxUtteranceSeconds); sherpa-onnx's own tightening stays out of it
+          maxSpeechDuration: options.maxUtteranceSeconds + 60,
+          windowSize: WINDOW,
+        },
+        sampleRate: SAMPLE_RATE,
+        numThreads: 1,
+        provider: 'cpu',
+        debug: 0,
+      },
+      options.maxUtteranceSeconds + 10,
+    )
+  }
+
+  /** Samples the detector looks back when speech starts: what the session must keep before it. */
+  get leadIn(): number {
+    return this.#leadIn
+  }
+
+  /** Feeds one window (WINDOW samples, or fewer at a commit); returns the turn it ended or started. */
+  accept(window: Float32Array): TurnEvent | null {
+    this.#vad.acceptWaveform(window)
+    this.#fed += window.length
+    const detected = this.#vad.isDetected()
+    let event: TurnEvent | null = null
+    if (detected && !this.#speaking) {
+      event = { type: 'start', at: this.#origin + Math.max(0, this.#fed - this.#leadIn) }
+    } else if (!detected && this.#speaking) {
+      const end = this.#drain()
+      event = { type: 'stop', at: this.#origin + (end ?? this.#fed) }
+    }
+    this.#drain()
+    this.#speaking = detected
+    return event
+  }
+
+  /**
+   * Ends the open speech here (an item cut at maxUtteranceSeconds, a commit, a clear): the detector starts
+   * afresh, so speech going on starts a new turn once it is heard again, never before this point. (A reset,
+   * not sherpa-onnx's flush: after a flush, speech ending within the silence duration asks its buffer for
+   * a negative length.)
+   */
+  cut(): void {
+    this.#vad.reset()
+    this.#origin += this.#fed
+    this.#fed = 0
+    this.#speaking = false
+  }
+
+  /** Pops finished segments (the session keeps its own audio); returns the last one's end. */
+  #drain(): number | null {
+    let end: number | null = null
+    while (!this.#vad.isEmpty()) {
+      const segment = this.#vad.front(true)
+      end = segment.start + segment.samples.length
+      this.#vad.pop()
+    }
+    return end
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * One `/v1/realtime` WebSocket: OpenAI Realtime transcription events in, a {@link LiveSession} driven by
+ * them, its {@link LiveEvent}s out as OpenAI's server events. Client events are handled one after another in
+ * arrival order (opening or reopening the live session is asynchronous; events wait behind it). A frame that
+ * cannot be applied gets an `error` event and the session goes on; the session ends (with a close code) when
+ * the live session cannot go on (its fatal `error`: idle for `realtime.idleTimeoutMs`, audio faster than the
+ * engine, engine gone), or when the client closes.
+ */
+import { randomBytes } from 'node:crypto'
+import type { WebSocket } from 'ws'
+import { type DictumError, errors, isDictumError } from '../../kernel/errors.ts'
+import type { LiveEvent, LiveService, LiveSession } from '../../live/types.ts'
+import type { ModelChoice } from '../openai/model-choice.ts'
+import { type ClientCommand, DEFAULT_SERVER_VAD, type EventShape, readClientEvent } from './client-events.ts'
+import {
+  errorEvent,
+  errorObject,
+  type ServerEvent,
+  type SessionSettings,
+  serverEvent,
+  sessionEvent,
+} from './server-events.ts'
+
+/** WebSocket close codes (RFC 6455 §7.4.1) this endpoint uses; 1009 (frame too large) is sent by `ws` itself. */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  internalError: 1011,
+  tryAgainLater: 1013,
+} as const
+
+export interface ConnectionDeps {
+  live: LiveService
+  /** Maps a transcription model name to an engine (plugins/openai/model-choice.ts); throws a catalogue error. */
+  chooseModel: (name: string | undefined) => Promise<ModelChoice>
+  /** The engine that runs when no model is named (for the session object). */
+  selectedEngine: () => string
+  log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+}
+
+export interface ConnectionOptions {
+  shape: EventShape
+  /** `model` from the query string: the session's model until `session.update` names another. */
+  model: string | undefined
+  /** History app name of the completed items. */
+  appName: string
+}
+
+export class RealtimeConnection {
+  readonly #socket: WebSocket
+  readonly #deps: ConnectionDeps
+  readonly #options: ConnectionOptions
+  readonly #settings: SessionSettings
+  /** The engine the current live session runs (what `#settings.model` maps to). */
+  #choice: ModelChoice = {}
+  #session: LiveSession | null = null
+  /** Client events are applied one after another, behind (re)opening the live session. */
+  #queue: Promise<void>
+  #closed = false
+
+  constructor(socket: WebSocket, deps: ConnectionDeps, options: ConnectionOptions) {
+    this.#socket = socket
+    this.#deps = deps
+    this.#options = options
+    this.#settings = {
+      id: `sess_${randomBytes(10).toString('hex')}`,
+      model: options.model ?? deps.selectedEngine(),
+      language: undefined,
+      prompt: undefined,
+      turnDetection: { ...DEFAULT_SERVER_VAD },
+      inputSampleRate: 24000,
+    }
+    socket.on('message', (data, isBinary) => this.#onFrame(data as Buffer, isBinary))
+    socket.on('close', () => this.#end())
+    // Opened at once (not at the first audio), so the session counts against realtime.maxSessions from
+    // the start and the engine loads while the client configures the session.
+    this.#queue = this.#start()
+  }
+
+  async #start(): Promise<void> {
+    try {
+      this.#choice = await this.#deps.chooseModel(this.#options.model)
+    } catch (err) {
+      this.#fail(asDictumError(err), CLOSE.policy, 'unknown model')
+      return
+    }
+    if (!(await this.#open())) return
+    this.#send(sessionEvent(this.#options.shape, 'created', this.#settings))
+  }
+
+  /** Opens the live session with the current settings; on refusal sends the error and closes. */
+  async #open(): Promise<boolean> {
+    const s = this.#settings
+    try {
+      const session = await this.#deps.live.open(
+        {
+          ...this.#choice,
+          ...(s.language ? { language: s.language } : {}),
+          ...(s.prompt ? { prompt: s.prompt } : {}),
+          turnDetection: s.turnDetection,
+          inputSampleRate: s.inputSampleRate,
+          history: { appName: this.#options.appName },
+        },
+        (event) => this.#onLiveEvent(event),
+      )
+      if (this.#closed) {
+        await session.close({ cancel: true })
+        return false
+      }
+      this.#session = session
+      return true
+    } catch (err) {
+      const error = asDictumError(err)
+      this.#fail(error, ...closeFor(error))
+      return false
+    }
+  }
+
+  #onFrame(data: Buffer, isBinary: boolean): void {
+    if (this.#closed) return
+    if (isBinary) {
+      this.#protocolError('invalid_frame', 'binary frames are not events; send JSON text frames.', null, null)
+      return
+    }
+    const command = readClientEvent(data.toString('utf8'))
+    if ('problem' in command) {
+      this.#protocolError(command.code, command.detail, command.param, command.eventId)
+      return
+    }
+    this.#queue = this.#queue.then(() => this.#apply(command)).catch((err) => this.#crash(err))
+  }
+
+  async #apply(command: ClientCommand): Promise<void> {
+    if (this.#closed) return
+    const session = this.#session
+    switch (command.type) {
+      case 'update':
+        return this.#update(command)
+      case 'append':
+        session?.append(command.audio)
+        return
+      case 'commit':
+        session?.commit()
+        return
+      case 'clear':
+        session?.clear()
+        this.#send(serverEvent('input_audio_buffer.cleared'))
+        return
+    }
+  }
+
+  async #update(command: Extract<ClientCommand, { type: 'update' }>): Promise<void> {
+    const { patch } = command
+    const s = this.#settings
+    let choice = this.#choice
+    if (patch.model !== undefined && patch.model !== s.model) {
+      try {
+        choice = await this.#deps.chooseModel(patch.model)
+      } catch (err) {
+        this.#send(errorEvent(errorObject(asDictumError(err), command.eventId)))
+        return
+      }
+    }
+    const reopen =
+      choice.engineId !== this.#choice.engineId ||
+      choice.model !== this.#choice.model ||
+      (patch.inputSampleRate !== undefined && patch.inputSampleRate !== s.inputSampleRate)
+    if (patch.model !== undefined) s.model = patch.model
+    if ('language' in patch) s.language = patch.language
+    if ('prompt' in patch) s.prompt = patch.prompt
+    if (patch.turnDetection !== undefined) s.turnDetection = patch.turnDetection
+    if (patch.inputSampleRate !== undefined) s.inputSampleRate = patch.inputSampleRate
+    this.#choice = choice
+    if (reopen) {
+      // Engine and sample rate are fixed for a live session: the open item is completed, a new one opens.
+      const old = this.#session
+      this.#session = null
+      await old?.close()
+      if (!(await this.#open())) return
+    } else {
+      this.#session?.update({
+        turnDetection: s.turnDetection,
+        language: s.language,
+        prompt: s.prompt,
+      })
+    }
+    this.#send(sessionEvent(command.shape, 'updated', s))
+  }
+
+  #onLiveEvent(event: LiveEvent): void {
+    switch (event.type) {
+      case 'speech_started':
+        this.#send(
+          serverEvent('input_audio_buffer.speech_started', {
+            item_id: event.itemId,
+            audio_start_ms: event.audioStartMs,
+          }),
+        )
+        return
+      case 'speech_stopped':
+        this.#send(
+          serverEvent('input_audio_buffer.speech_stopped', {
+            item_id: event.itemId,
+            audio_end_ms: event.audioEndMs,
+          }),
+        )
+        return
+      case 'committed':
+        this.#send(
+          serverEvent('input_audio_buffer.committed', {
+            item_id: event.itemId,
+            previous_item_id: event.previousItemId,
+          }),
+        )
+        return
+      case 'delta':
+        this.#send(
+          serverEvent('conversation.item.input_audio_transcription.delta', {
+            item_id: event.itemId,
+            content_index: 0,
+            delta: event.delta,
+          }),
+        )
+        return
+      case 'partial':
+        // OpenAI's deltas are append-only; a revising hypothesis has no OpenAI event.
+        return
+      case 'completed':
+        this.#send(
+          serverEvent('conversation.item.input_audio_transcription.completed', {
+            item_id: event.itemId,
+            content_index: 0,
+            transcript: event.transcript,
+            usage: {
+              type: 'duration',
+              seconds: Math.round((event.endSeconds - event.startSeconds) * 1000) / 1000,
+            },
+          }),
+        )
+        return
+      case 'failed':
+        this.#send(
+          serverEvent('conversation.item.input_audio_transcription.failed', {
+            item_id: event.itemId,
+            content_index: 0,
+            error: errorObject(event.error),
+          }),
+        )
+        return
+      case 'error':
+        // A refused call (an empty commit, an odd byte count) is an error the session survives.
+        if (!event.fatal) this.#send(errorEvent(errorObject(event.error)))
+        else this.#fail(event.error, ...closeFor(event.error))
+        return
+    }
+  }
+
+  #protocolError(code: string, detail: string, param: string | null, eventId: string | null): void {
+    const { message } = errors.REALTIME_EVENT_INVALID(detail)
+    this.#send(errorEvent({ type: 'invalid_request_error', code, message, param, event_id: eventId }))
+  }
+
+  /** Sends the error, then closes the socket with `code`. */
+  #fail(error: DictumError, code: number, reason: string): void {
+    if (this.#closed) return
+    this.#send(errorEvent(errorObject(error)))
+    this.#close(code, reason)
+  }
+
+  #crash(err: unknown): void {
+    this.#deps.log.warn({ err }, 'realtime session failed')
+    this.#fail(errors.INTERNAL(), CLOSE.internalError, 'internal error')
+  }
+
+  #send(event: ServerEvent): void {
+    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.send(JSON.stringify(event))
+  }
+
+  /** Closes the socket (the `close` event then ends the session). */
+  #close(code: number, reason: string): void {
+    this.#end()
+    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.close(code, reason)
+  }
+
+  /** Server shutdown: close with 1001 (the open item is cancelled). */
+  shutdown(): void {
+    this.#close(CLOSE.goingAway, 'server shutting down')
+  }
+
+  /** Releases the live session (the open item is cancelled: its client is gone). */
+  #end(): void {
+    if (this.#closed) return
+    this.#closed = true
+    const session = this.#session
+    this.#session = null
+    session
+      ?.close({ cancel: true })
+      .catch((err) => this.#deps.log.debug({ err }, 'live session close failed'))
+  }
+}
+
+/** The close code and reason of an error that ends the session. */
+function closeFor(error: DictumError): [number, string] {
+  switch (error.code) {
+    case 'TOO_MANY_SESSIONS':
+      return [CLOSE.tryAgainLater, 'too many sessions']
+    case 'SESSION_IDLE_TIMEOUT':
+      return [CLOSE.normal, 'idle timeout']
+    case 'INVALID_REQUEST':
+      return [CLOSE.policy, 'invalid request']
+    default:
+      return [CLOSE.internalError, 'session failed']
+  }
+}
+
+function asDictumError(err: unknown): DictumError {
+  return isDictumError(err) ? err : errors.INTERNAL('', { cause: err })
+}

@@ -1,0 +1,64 @@
+/**
+ * End to end on real speech with a streaming engine: pocketsphinx decoding each item as its audio arrives
+ * (its decoder's hypotheses mid-utterance). Partials grow, the deltas concatenate to the completed text, and
+ * the final equals the file transcription of the same utterance. Skipped while the pocketsphinx engine does
+ * not declare the streaming capability (the fallback path is tested in fallback.test.ts).
+ */
+import { existsSync } from 'node:fs'
+import t from 'tap'
+import { build } from '../helpers/build.ts'
+import { appendInChunks, clipPcm, EventLog } from './helpers.ts'
+
+const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
+
+/** A WAV file of 16 kHz 16-bit mono PCM. */
+function wav(pcm: Buffer): Buffer {
+  const header = Buffer.alloc(44)
+  header.write('RIFF', 0, 'latin1')
+  header.writeUInt32LE(36 + pcm.length, 4)
+  header.write('WAVEfmt ', 8, 'latin1')
+  header.writeUInt32LE(16, 16)
+  header.writeUInt16LE(1, 20)
+  header.writeUInt16LE(1, 22)
+  header.writeUInt32LE(16000, 24)
+  header.writeUInt32LE(32000, 28)
+  header.writeUInt16LE(2, 32)
+  header.writeUInt16LE(16, 34)
+  header.write('data', 36, 'latin1')
+  header.writeUInt32LE(pcm.length, 40)
+  return Buffer.concat([header, pcm])
+}
+
+t.test(
+  'pocketsphinx streaming: partials grow, the final is the file transcription of the utterance',
+  { skip: installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)' },
+  async (t) => {
+    const app = await build(t, { speech: { engine: 'pocketsphinx' } })
+    const status = await app.dictum.engines.status('pocketsphinx')
+    t.equal(status.capabilities.streaming, true, 'pocketsphinx streams')
+    for (const clip of ['librivox-austen-0870.wav', 'goforward.wav']) {
+      const pcm = clipPcm(clip)
+      const log = new EventLog()
+      const session = await app.dictum.live.open(
+        { turnDetection: null, inputSampleRate: 16000 },
+        log.listener,
+      )
+      await appendInChunks(session, pcm, 50)
+      session.commit()
+      await log.until(() => log.ended() === 1, 60_000)
+      await session.close()
+
+      const [completed] = log.of('completed')
+      const file = await app.dictum.transcription.transcribe({ kind: 'bytes', data: wav(pcm) })
+      t.equal(completed?.transcript, file.text, `${clip}: the final is the file's text`)
+      // pocketsphinx's partials come from a live pass, its final from the file pass (engines/pocketsphinx/
+      // stream.ts): the deltas are the final's start unless the final revised a word already sent.
+      const deltas = log.deltasOf(completed!.itemId)
+      if (completed?.revised) t.not(deltas, completed.transcript, `${clip}: revised, as the event says`)
+      else t.equal(deltas, completed?.transcript, `${clip}: deltas concatenate to it`)
+      const words = log.of('partial').map((p) => p.text.split(' ').filter(Boolean).length)
+      t.ok(words.length >= 3, `${clip}: partials while audio came (${words.length})`)
+      t.ok(words.at(-1)! > words[0]!, `${clip}: they grow (${words.join(', ')})`)
+    }
+  },
+)

@@ -1,0 +1,86 @@
+/**
+ * /v1/realtime in a real `dictum serve`: SIGTERM with a session open closes it with 1001 and the process
+ * exits (an upgraded socket is not an HTTP request: the listener's drain would otherwise wait for it), and
+ * the token a browser sends as a subprotocol reaches no log line, at debug level.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { cleanEnv, FIXTURE_ENGINE, repoRoot, tempDir } from '../../cli/run-cli.ts'
+import { freePort, untilHealthy } from '../../helpers/serve.ts'
+import { openRealtime } from './realtime-client.ts'
+
+/** Generous: the shutdown grace is a few seconds. */
+const EXIT_LIMIT_MS = 15_000
+const TOKEN = 'lifecycle-token-9f8e7d6c5b4a'
+
+async function serve(t: Test, config: Record<string, unknown>) {
+  const dir = tempDir(t)
+  const configFile = path.join(dir, 'config.json')
+  writeFileSync(
+    configFile,
+    JSON.stringify({ plugins: [FIXTURE_ENGINE], speech: { engine: 'fixture-echo' }, ...config }),
+  )
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot, 'bin/dictum.js'),
+      'serve',
+      '--config',
+      configFile,
+      '--data-dir',
+      path.join(dir, 'data'),
+      '--port',
+      String(port),
+    ],
+    { env: cleanEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+    output += text
+  })
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    output += text
+  })
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  await untilHealthy(child, port)
+  return { child, port, output: () => output }
+}
+
+t.test('SIGTERM with a realtime session open: close code 1001, the process exits', async (t) => {
+  const { child, port } = await serve(t, {})
+  const client = await openRealtime(t, port)
+  await client.next('session.created')
+  const started = performance.now()
+  child.kill('SIGTERM')
+  const closed = await client.closed
+  t.equal(closed.code, 1001)
+  t.equal(closed.reason, 'server shutting down')
+  const [code] = await once(child, 'exit')
+  t.equal(code, 0, 'a clean exit')
+  t.ok(performance.now() - started < EXIT_LIMIT_MS, 'within the shutdown grace')
+})
+
+t.test('the token never reaches the log (debug level, malformed frames and refusals included)', async (t) => {
+  const { port, child, output } = await serve(t, { api: { token: TOKEN }, log: { level: 'debug' } })
+  const refused = await openRealtime(t, port, {
+    protocols: ['realtime', 'openai-insecure-api-key.wrong'],
+  }).catch((err: Error) => err.message)
+  t.match(refused, /401/)
+  const client = await openRealtime(t, port, { protocols: ['realtime', `openai-insecure-api-key.${TOKEN}`] })
+  await client.next('session.created')
+  client.sendRaw(JSON.stringify({ type: TOKEN }))
+  client.sendRaw(`{"broken": "${TOKEN}`)
+  await client.waitFor(() => client.ofType('error').length === 2)
+  client.socket.close()
+  await client.closed
+  child.kill('SIGTERM')
+  await once(child, 'exit')
+  t.match(output(), /realtime|request/, 'the log has lines')
+  t.notMatch(output(), TOKEN)
+})
