@@ -10,6 +10,7 @@ import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
 import { liveFeature } from '../live/feature.ts'
 import { modelsFeature } from '../models/feature.ts'
+import { modelPullFeature } from '../models/routes.ts'
 import { dictateFeature } from '../plugins/dictate/index.ts'
 import { dictionaryFeature } from '../plugins/dictionary/index.ts'
 import { enginesFeature } from '../plugins/engines/index.ts'
@@ -19,6 +20,7 @@ import { openaiFeature } from '../plugins/openai/index.ts'
 import { openapiFeature } from '../plugins/openapi/index.ts'
 import { postprocessFeature } from '../plugins/postprocess/index.ts'
 import { realtimeFeature } from '../plugins/realtime/index.ts'
+import { settingsFeature } from '../plugins/settings/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
 
@@ -34,6 +36,8 @@ export const FEATURES: readonly Feature[] = [
   historyFeature,
   postprocessFeature,
   enginesFeature,
+  modelPullFeature,
+  settingsFeature,
   transcribeFeature,
   dictateFeature,
   liveFeature,
