@@ -19,6 +19,7 @@ import { isErrorCode } from '../../kernel/errors.ts'
 import { modelCatalog } from '../../models/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'
 import { build, tempDir } from '../helpers/build.ts'
+import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen } from '../helpers/http.ts'
 import { MODEL_FILES, makeTarBz2, sha256, startServer } from '../models/fixtures.ts'
 import { fuzzSeed, Prng } from './prng.ts'
@@ -183,6 +184,27 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   )
   for (const [i, id] of FUZZ_IDS.history.entries())
     insert.run(id, 1_700_000_000_000 + i, `word ${i}`, `word ${i}`)
+  // A job the routes by id can find, completed with its json result (the run's valid submissions reuse its key).
+  const submitted = await fetch(`http://127.0.0.1:${port}/v1/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      path: path.join(audioFixturesDir, 'goforward.wav'),
+      formats: ['json'],
+      idempotencyKey: 'fuzz',
+    }),
+  })
+  t.equal(submitted.status, 201, 'a job submitted before the run')
+  const job = (await submitted.json()) as { id: string }
+  FUZZ_IDS.jobs.splice(0, FUZZ_IDS.jobs.length, job.id)
+  for (let state = ''; state !== 'completed'; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const read = await fetch(`http://127.0.0.1:${port}/v1/jobs/${job.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    state = ((await read.json()) as { state: string }).state
+    if (state === 'failed' || state === 'cancelled') throw new Error(`the fuzz test's job ended ${state}`)
+  }
 
   // The routes, as the app documents them.
   const document = await fetch(`http://127.0.0.1:${port}/v1/openapi.json`, {

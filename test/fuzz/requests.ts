@@ -66,7 +66,10 @@ export const FUZZ_IDS = {
   words: knownIds('00000002', 5),
   history: knownIds('00000003', 80),
   model: 'fuzz-model',
+  /** Jobs the test submits (and lets complete) before the run; their ids are only known then. */
+  jobs: [] as string[],
 }
+const RESULT_FORMATS = ['json', 'text', 'srt', 'vtt', 'verbose_json']
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']
 /** Methods Node's parser does not know (answered before routing) or knows but no route has. */
 const ODD_METHODS = ['FOO', 'PROPFIND', 'PURGE', 'MKCOL', 'LINK', 'SEARCH', 'get']
@@ -477,6 +480,11 @@ function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: s
       return json(entryPatchBody(rng, payloads, true))
     case 'PATCH /v1/settings':
       return json(settingsBody(rng, payloads))
+    case 'POST /v1/jobs': {
+      // A fixed idempotency key: a valid submission answers the job the test made (200), not a new one.
+      const valid = { path: FIXTURE_WAV, formats: ['json'], priority: 0, idempotencyKey: 'fuzz' }
+      return json(rng.chance(0.3) ? valid : mutate(rng, valid, payloads, 1000))
+    }
     case 'POST /v1/postprocess':
       if (rng.chance(0.3))
         return {
@@ -669,10 +677,12 @@ function pathFor(rng: Prng, route: Route): string {
         ? FUZZ_IDS.history
         : route.path.endsWith('/pull')
           ? [FUZZ_IDS.model, FUZZ_IDS.model, 'silero-vad']
-          : []
-  const filled = route.path.replace(/\{[^}]+\}/g, () =>
-    known.length > 0 && rng.chance(0.6)
-      ? rng.pick(known)
+          : route.path.startsWith('/v1/jobs/')
+            ? FUZZ_IDS.jobs
+            : []
+  const filled = route.path.replace(/\{[^}]+\}/g, (param) =>
+    (param === '{format}' ? RESULT_FORMATS : known).length > 0 && rng.chance(0.6)
+      ? rng.pick(param === '{format}' ? RESULT_FORMATS : known)
       : rng.pick([
           'whisper-1',
           'fixture-echo',
