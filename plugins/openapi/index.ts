@@ -135,11 +135,15 @@ interface RouteDoc {
   openAiErrors?: boolean
   /** Extra 200 content types (text formats). */
   textResponses?: string[]
-  /** The whole 200 response, for a route that streams several formats. */
+  /** The whole 200 response, for a route that answers something other than JSON (or several formats). */
   content?: unknown
-  /** The content type of `success` when the route answers something other than JSON. */
-  successType?: string
 }
+
+/** A 200 response of one non-JSON content type. */
+const textResponse = (type: string, description: string) => ({
+  description,
+  content: { [type]: { schema: Type.String() } },
+})
 
 /** Per route: what the document says beyond the route's own schemas. */
 const ROUTES: Record<string, RouteDoc> = {
@@ -284,16 +288,15 @@ const ROUTES: Record<string, RouteDoc> = {
   'DELETE /v1/jobs/{id}': { summary: 'Cancel a job (a running one is stopped).', errors: [401, 403, 404] },
   'GET /v1/jobs/{id}/events': {
     summary: "A job's progress as server-sent events, until it ends.",
-    success: Type.String({
-      description: 'Events queued, active, progress, then completed, failed or cancelled.',
-    }),
-    successType: 'text/event-stream',
+    content: textResponse(
+      'text/event-stream',
+      'Events queued, active, progress, then completed, failed or cancelled.',
+    ),
     errors: [401, 403, 404],
   },
   'GET /v1/jobs/{id}/result/{format}': {
     summary: "A completed job's result file in one format.",
-    success: Type.String(),
-    successType: 'text/plain',
+    content: textResponse('text/plain', 'The result file.'),
     errors: [400, 401, 403, 404],
   },
 }
@@ -339,12 +342,6 @@ export const openapi = fp(
           }
         }
         if (doc.content) response[200] = doc.content
-        if (!response[200] && doc.success && doc.successType) {
-          response[200] = {
-            description: 'OK',
-            content: { [doc.successType]: { schema: doc.success } },
-          }
-        }
         for (const status of doc.errors) {
           if (response[status]) continue
           const body = doc.openAiErrors && status !== 401 && status !== 403 ? OpenAiErrorBody : ErrorBody
