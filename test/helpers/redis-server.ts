@@ -80,6 +80,9 @@ export async function startRedis(): Promise<TestRedis> {
     await exited
   }
 
+  // If the test process ends without closing it (a failed run, a killed tap), the server goes with it.
+  const onExit = () => child?.kill('SIGKILL')
+  process.once('exit', onExit)
   await start()
   return {
     port,
@@ -91,6 +94,7 @@ export async function startRedis(): Promise<TestRedis> {
     stop,
     start,
     async close() {
+      process.off('exit', onExit)
       await stop('SIGKILL')
       rmSync(dir, { recursive: true, force: true })
     },

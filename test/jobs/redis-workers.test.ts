@@ -98,9 +98,11 @@ function startWorker(): ChildProcess {
   workers.push(child)
   return child
 }
-t.teardown(() => {
+const killWorkers = () => {
   for (const child of workers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-})
+}
+t.teardown(killWorkers)
+process.once('exit', killWorkers) // also when the run ends early
 const alive = () => workers.filter((w) => w.exitCode === null && w.signalCode === null)
 
 /** Resolves once `count` workers have written their heartbeat (they take jobs from then on). */
