@@ -5,6 +5,7 @@
 import { benchAbuse } from './abuse.ts'
 import { benchCli } from './cli.ts'
 import { benchCustomWords } from './custom-words.ts'
+import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
@@ -32,6 +33,7 @@ const sections: Record<string, Section> = {
   'custom-words': () => benchCustomWords(),
   startup: () => benchStartup(),
   abuse: () => benchAbuse(),
+  jobs: () => benchJobs(),
 }
 
 async function main(): Promise<void> {
