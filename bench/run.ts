@@ -5,6 +5,7 @@
 import { benchAbuse } from './abuse.ts'
 import { benchCli } from './cli.ts'
 import { benchCustomWords } from './custom-words.ts'
+import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchLive } from './live.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
@@ -34,6 +35,7 @@ const sections: Record<string, Section> = {
   startup: () => benchStartup(),
   abuse: () => benchAbuse(),
   live: () => benchLive(),
+  jobs: () => benchJobs(),
 }
 
 async function main(): Promise<void> {

@@ -26,6 +26,7 @@ Commands:
   dictionary            Export or import the dictionary (replacements and custom words)
   engines               List speech engines and their status
   models                List, pull, remove and verify speech models
+  worker                Run transcription jobs from the Redis queue (jobs.redis.url)
   config                Print the effective config (secrets masked)
   version               Print the version
 
@@ -147,6 +148,7 @@ export const commands: Record<string, CommandRunner> = {
   jobs: lazy(async () => (await import('./jobs.ts')).jobsCommand),
   dictionary: lazy(async () => (await import('./dictionary.ts')).dictionaryCommand),
   engines: lazy(async () => (await import('./engines.ts')).enginesCommand),
+  worker: lazy(async () => (await import('./worker.ts')).workerCommand),
 }
 
 /** Runs one command; returns the exit code (-1: the command keeps the process running). */

@@ -252,6 +252,34 @@ export const JobsSchema = Type.Object(
           default: {},
           description: 'Connection options passed to ioredis as they are (username, password, tls, db…).',
         }),
+        lockDurationMs: Type.Integer({
+          minimum: 1000,
+          default: 30_000,
+          description:
+            'A worker holds its job’s lock this long and renews it every half of it; a worker that died (kill -9, lost machine) lets it lapse, and its job is run again.',
+        }),
+        stalledIntervalMs: Type.Integer({
+          minimum: 500,
+          default: 30_000,
+          description: 'How often workers look for jobs whose lock lapsed, to run them again.',
+        }),
+        retryDelayMs: Type.Integer({
+          minimum: 0,
+          default: 1000,
+          description: 'Wait before a failed run is tried again, doubled at each further attempt.',
+        }),
+        fanOutSeconds: Type.Number({
+          minimum: 0,
+          default: 300,
+          description:
+            'A file longer than this (seconds) is cut at pauses into parts that run on any worker in parallel and are joined in order (0: never).',
+        }),
+        partSeconds: Type.Number({
+          exclusiveMinimum: 0,
+          default: 60,
+          description:
+            'Audio in one part of a fanned-out file, in seconds (whole VAD pieces, so about this much).',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -7,6 +7,7 @@ import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { Db } from '../kernel/storage/database.ts'
 import { LocalJobBackend } from './local/backend.ts'
+import { RedisJobBackend } from './redis/backend.ts'
 import type { JobBackend, JobExecutor } from './types.ts'
 
 export interface BackendDeps {
@@ -23,7 +24,6 @@ export function createJobBackend(deps: BackendDeps): JobBackend {
     case 'local':
       return new LocalJobBackend(deps)
     case 'redis':
-      // The Redis backend (BullMQ) plugs in here (branch wt-jobs-redis).
-      throw new Error('jobs.backend "redis" is not available in this build')
+      return new RedisJobBackend(deps)
   }
 }

@@ -13,7 +13,7 @@ import type { ConfigStore } from '../kernel/config-store.ts'
 import { redactUrl } from '../lib/http-client.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import { DOCUMENT_EXTENSIONS, type DocumentFormat, formatDocument } from '../plugins/transcribe/formats.ts'
-import type { TranscriptionService } from '../plugins/transcribe/service.ts'
+import type { Transcript, TranscriptionService } from '../plugins/transcribe/service.ts'
 import { resultsDirOf, spoolDirOf } from './paths.ts'
 import type { JobExecutor, JobRecord, JobResult, JobRunContext, JobRunner } from './types.ts'
 import { downloadAudio } from './url-audio.ts'
@@ -33,7 +33,6 @@ export class TranscriptionExecutor implements JobExecutor {
 
   async run(job: JobRecord, context: JobRunContext): Promise<JobResult> {
     const started = performance.now()
-    const config = this.#deps.configStore.current
     const { file, downloaded } = await this.#audioFile(job, context.signal)
     try {
       const total = await wavSeconds(file)
@@ -52,32 +51,41 @@ export class TranscriptionExecutor implements JobExecutor {
             : {}),
         },
       )
-      const resultsDir = resultsDirOf(config)
-      await mkdir(path.join(resultsDir, job.id), { recursive: true })
-      const stem = stemOf(job)
-      const replace = (text: string) => this.#deps.dictionary.applyReplacements(text)
-      const files: JobResult['files'] = {}
-      for (const format of job.formats) {
-        const file = path.join(job.id, `${stem}.${DOCUMENT_EXTENSIONS[format as DocumentFormat]}`)
-        const target = path.join(resultsDir, file)
-        const document = formatDocument(format, transcript, { replace, file: inputName(job), words: true })
-        // Whole or not at all: a reader never sees half a file, a retry overwrites it.
-        const partial = `${target}.partial-${process.pid}`
-        await writeFile(partial, document)
-        await rename(partial, target)
-        files[format] = file
-      }
-      return {
-        text: transcript.text,
-        durationSeconds: transcript.durationSeconds,
-        engine: transcript.engine,
-        provider: transcript.provider,
-        language: transcript.language,
-        files,
-        processingSeconds: Math.round(performance.now() - started) / 1000,
-      }
+      return await this.writeResult(job, transcript, started)
     } finally {
       if (downloaded) await rm(file, { force: true })
+    }
+  }
+
+  /**
+   * Writes each requested format of `transcript` under `<resultsDir>/<job id>/` and gives the job's result
+   * (`started`: performance.now() when its run began). Also used by `dictum worker` for a fanned-out job,
+   * whose transcript is joined from its parts.
+   */
+  async writeResult(job: JobRecord, transcript: Transcript, started: number): Promise<JobResult> {
+    const resultsDir = resultsDirOf(this.#deps.configStore.current)
+    await mkdir(path.join(resultsDir, job.id), { recursive: true })
+    const stem = stemOf(job)
+    const replace = (text: string) => this.#deps.dictionary.applyReplacements(text)
+    const files: JobResult['files'] = {}
+    for (const format of job.formats) {
+      const file = path.join(job.id, `${stem}.${DOCUMENT_EXTENSIONS[format as DocumentFormat]}`)
+      const target = path.join(resultsDir, file)
+      const document = formatDocument(format, transcript, { replace, file: inputName(job), words: true })
+      // Whole or not at all: a reader never sees half a file, a retry overwrites it.
+      const partial = `${target}.partial-${process.pid}`
+      await writeFile(partial, document)
+      await rename(partial, target)
+      files[format] = file
+    }
+    return {
+      text: transcript.text,
+      durationSeconds: transcript.durationSeconds,
+      engine: transcript.engine,
+      provider: transcript.provider,
+      language: transcript.language,
+      files,
+      processingSeconds: Math.round(performance.now() - started) / 1000,
     }
   }
 
@@ -102,7 +110,7 @@ export function thisRunner(worker: string): JobRunner {
 }
 
 /** Seconds of a PCM WAV file from its header (progress needs the length up front); null for other formats. */
-async function wavSeconds(file: string): Promise<number | null> {
+export async function wavSeconds(file: string): Promise<number | null> {
   let input: Awaited<ReturnType<typeof openAudioInput>> | undefined
   try {
     input = await openAudioInput({ kind: 'file', path: file })

@@ -110,6 +110,68 @@ export class TranscriptionService {
     }
   }
 
+  /**
+   * Where the pipeline would cut `source` for the engine (the pieces {@link transcribe} sends, silence left
+   * out), without transcribing: a long file's pieces can then run anywhere (transcription jobs fan out) and
+   * be joined with {@link joinPieces} into the transcript `transcribe` gives.
+   */
+  async planPieces(source: AudioSource, options: TranscribeOptions = {}): Promise<PiecePlan> {
+    const { audio, engines } = this.#deps
+    const engine = await engines.acquire(options.engineId, options.model)
+    try {
+      checkLanguage(options.language, engine)
+      const window = maxSegmentSecondsFor(
+        this.#deps.configStore.current.vad.maxSegmentSeconds,
+        engine.capabilities.maxAudioSeconds ?? DEFAULT_WINDOW_SECONDS,
+      )
+      const counted = { samples: 0 }
+      const stream = audio.decoder.stream(source, { chunkSeconds: DECODE_CHUNK_SECONDS }, options.signal)
+      const spans: PieceSpan[] = []
+      for await (const piece of this.#pieces(countSamples(stream, counted), window, options.signal)) {
+        if (!(await piece.speech)) continue
+        spans.push({ start: Math.round(piece.startSeconds * SAMPLE_RATE), length: piece.samples.length })
+      }
+      return { pieces: spans, sampleCount: counted.samples, engine: engine.id, provider: engine.displayName }
+    } finally {
+      engine.release()
+    }
+  }
+
+  /** The engine's results for these pieces of `source` (from {@link planPieces}), in their order. */
+  async transcribePieces(
+    source: AudioSource,
+    spans: readonly PieceSpan[],
+    options: TranscribeOptions = {},
+  ): Promise<PieceResult[]> {
+    const { audio, engines } = this.#deps
+    const engine = await engines.acquire(options.engineId, options.model)
+    const stream = audio.decoder.stream(source, { chunkSeconds: DECODE_CHUNK_SECONDS }, options.signal)
+    try {
+      const results: PieceResult[] = []
+      for await (const { span, samples } of cutSpans(stream, spans)) {
+        const startSeconds = span.start / SAMPLE_RATE
+        const result = await this.#run(engine, samples, startSeconds, options)
+        results.push({ result, startSeconds, seconds: samples.length / SAMPLE_RATE })
+      }
+      return results
+    } finally {
+      await stream.return(undefined)
+      engine.release()
+    }
+  }
+
+  /** Joins piece results (of every part of a planned file, in order) as {@link transcribe} does. */
+  joinPieces(pieces: readonly PieceResult[], plan: Omit<PiecePlan, 'pieces'>): Transcript {
+    const joined = joinPieces(pieces, (text) => this.#deps.dictionary.applyReplacements(text))
+    return {
+      ...joined,
+      sampleCount: plan.sampleCount,
+      provider: plan.provider,
+      engine: plan.engine,
+      durationSeconds: plan.sampleCount / SAMPLE_RATE,
+    }
+  }
+
   async #transcribeStream(
     iterator: AsyncIterator<Float32Array>,
     acquiring: Promise<AcquiredEngine>,
@@ -215,6 +277,51 @@ export class TranscriptionService {
     )
     return result
   }
+}
+
+/** A piece of a recording, in 16 kHz samples from its start. */
+export interface PieceSpan {
+  start: number
+  length: number
+}
+
+/** How {@link TranscriptionService.planPieces} cut a recording. */
+export interface PiecePlan {
+  /** In order, not overlapping; silence between them is left out. */
+  pieces: PieceSpan[]
+  /** 16 kHz samples in the whole recording. */
+  sampleCount: number
+  engine: string
+  provider: string
+}
+
+/** The samples of each span (sorted, not overlapping) of a decoded stream; stops reading after the last. */
+async function* cutSpans(
+  chunks: AsyncIterable<Float32Array>,
+  spans: readonly PieceSpan[],
+): AsyncGenerator<{ span: PieceSpan; samples: Float32Array }> {
+  let index = 0
+  let at = 0
+  let filling: Float32Array | null = null
+  for await (const chunk of chunks) {
+    const end = at + chunk.length
+    while (index < spans.length) {
+      const span = spans[index]!
+      const from = Math.max(span.start, at)
+      const to = Math.min(span.start + span.length, end)
+      if (from >= end) break
+      filling ??= new Float32Array(span.length)
+      if (to > from) filling.set(chunk.subarray(from - at, to - at), from - span.start)
+      if (span.start + span.length > end) break
+      yield { span, samples: filling }
+      filling = null
+      index++
+    }
+    at = end
+    if (index === spans.length) return
+  }
+  if (index < spans.length)
+    throw errors.AUDIO_DECODE_FAILED('the audio is shorter than when its pieces were planned.')
 }
 
 interface Piece {
