@@ -48,6 +48,22 @@ const catalogue = {
     message: (d) => `Too many replacement rules: ${d} (at most 1000).`,
   },
   TOO_MANY_CUSTOM_WORDS: { status: 400, message: (d) => `Too many custom words: ${d} (at most 256).` },
+  REPLACEMENT_NOT_FOUND: {
+    status: 404,
+    message: (d) => `Replacement rule not found: no rule has the id ${d}.`,
+  },
+  CUSTOM_WORD_NOT_FOUND: { status: 404, message: (d) => `Custom word not found: no word has the id ${d}.` },
+
+  // History
+  INVALID_HISTORY_QUERY: { status: 400, message: (d) => `Invalid history query: ${d}` },
+  HISTORY_ENTRY_NOT_FOUND: {
+    status: 404,
+    message: (d) => `History entry not found: no entry has the id ${d}.`,
+  },
+  HISTORY_CLEAR_UNCONFIRMED: {
+    status: 400,
+    message: 'Deleting the whole history needs confirmation: send DELETE /v1/history?confirm=true.',
+  },
 
   // Transcription input
   MISSING_AUDIO: { status: 400, message: 'Missing audio path or audioBase64.' },

@@ -39,6 +39,8 @@ export interface DownloadRequest {
   fetch?: typeof fetch | undefined
   signal?: AbortSignal | undefined
   onProgress?: ProgressListener | undefined
+  /** Called when every byte is there and the checksum is computed and compared (with the size). */
+  onVerify?: ((bytes: number) => void) | undefined
   retry?: RetryPolicy | undefined
   logger?: PluginLogger | undefined
 }
@@ -97,8 +99,9 @@ export async function downloadFile(request: DownloadRequest): Promise<DownloadRe
     }
   }
   meter.finish()
-  const sha256 = await digestOfPart(request.partPath, state)
   const sizeBytes = await partSize(request.partPath)
+  request.onVerify?.(sizeBytes)
+  const sha256 = await digestOfPart(request.partPath, state)
   if (request.expectedSha256 !== null && sha256 !== request.expectedSha256) {
     await removePart(request.partPath)
     throw errors.MODEL_CHECKSUM_MISMATCH(

@@ -22,6 +22,8 @@ export interface LocalArchiveRequest {
   expectedSha256: string | null
   label: string
   onProgress?: ProgressListener | undefined
+  /** Called when the archive is read and its checksum is compared (with its size). */
+  onVerify?: ((bytes: number) => void) | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -46,6 +48,7 @@ export async function checkLocalArchive(request: LocalArchiveRequest): Promise<L
     meter.add((chunk as Buffer).length)
   }
   meter.finish()
+  request.onVerify?.(info.size)
   const sha256 = hash.digest('hex')
   if (request.expectedSha256 !== null && sha256 !== request.expectedSha256) {
     throw errors.MODEL_CHECKSUM_MISMATCH(

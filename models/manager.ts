@@ -23,7 +23,7 @@ import {
   stagingDir,
 } from './install.ts'
 import { checkLocalArchive, isRemoteSource } from './local-archive.ts'
-import type { DownloadProgress, ProgressListener } from './progress-meter.ts'
+import type { DownloadProgress } from './progress-meter.ts'
 import { acquirePullLock } from './pull-lock.ts'
 import { SingleFlight } from './single-flight.ts'
 import { diskUsage, partialDir, removeStale } from './stale.ts'
@@ -49,10 +49,23 @@ export interface ModelListItem {
   sizeOnDisk: number | null
 }
 
+/**
+ * What a pull is doing: `download` (bytes arriving, or a local archive being read), `verify` (the archive's
+ * SHA-256 checked against the catalog), `extract` (unpacking, the files checked, the folder moved into place).
+ */
+export type PullPhase = 'download' | 'verify' | 'extract'
+
+/** A pull's progress: its phase and the archive's bytes (in `verify` and `extract`: all of them). */
+export interface PullProgress extends DownloadProgress {
+  phase: PullPhase
+}
+
+export type PullProgressListener = (progress: PullProgress) => void
+
 export interface PullOptions {
   /** A mirror URL or a local archive (path or `file:` URL) instead of the catalog URL. */
   from?: string | undefined
-  onProgress?: ProgressListener | undefined
+  onProgress?: PullProgressListener | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -77,7 +90,7 @@ export class ModelManager {
   readonly #mirror: string | null
   readonly #retry: RetryPolicy
   readonly #partialMaxAgeMs: number
-  readonly #pulls = new SingleFlight<string, DownloadProgress>()
+  readonly #pulls = new SingleFlight<string, PullProgress>()
 
   constructor(options: ModelManagerOptions) {
     this.modelsDir = path.resolve(options.modelsDir)
@@ -120,7 +133,15 @@ export class ModelManager {
     return items
   }
 
-  /** Downloads (or takes `from`), checks and installs the model; returns its folder. Parallel pulls share one. */
+  /** True while a pull of the model runs in this process (a new pull of it joins that one). */
+  isPulling(id: string): boolean {
+    return this.#pulls.has(id)
+  }
+
+  /**
+   * Downloads (or takes `from`), checks and installs the model; returns its folder. Parallel pulls share one:
+   * a caller that joins gets the last progress report at once, then the rest.
+   */
   pull(id: string, options: PullOptions = {}): Promise<string> {
     let entry: CatalogEntry
     try {
@@ -128,7 +149,7 @@ export class ModelManager {
     } catch (error) {
       return Promise.reject(error)
     }
-    const task = (signal: AbortSignal, emit: ProgressListener) =>
+    const task = (signal: AbortSignal, emit: PullProgressListener) =>
       this.#runPull(entry, options.from, emit, signal)
     return this.#pulls.run(entry.id, task, { onProgress: options.onProgress, signal: options.signal })
   }
@@ -230,7 +251,12 @@ export class ModelManager {
     return partialDir(this.modelsDir)
   }
 
-  async #runPull(entry: CatalogEntry, from: string | undefined, emit: ProgressListener, signal: AbortSignal) {
+  async #runPull(
+    entry: CatalogEntry,
+    from: string | undefined,
+    emit: PullProgressListener,
+    signal: AbortSignal,
+  ) {
     await mkdir(this.#partialDir(), { recursive: true })
     const lock = await acquirePullLock(this.#partialDir(), entry.id)
     try {
@@ -238,6 +264,7 @@ export class ModelManager {
       const already = downloading ? ((await stat(this.partPath(entry)).catch(() => null))?.size ?? 0) : 0
       await checkFreeSpace(this.modelsDir, entry, spaceNeeded(entry, already, downloading))
       const archive = await this.#obtainArchive(entry, from, emit, signal)
+      emit(whole('extract', archive.sizeBytes))
       let keepPart = false
       try {
         const target = await installModel({
@@ -273,15 +300,18 @@ export class ModelManager {
   async #obtainArchive(
     entry: CatalogEntry,
     from: string | undefined,
-    emit: ProgressListener,
+    emit: PullProgressListener,
     signal: AbortSignal,
   ): Promise<ObtainedArchive> {
+    const downloading = (progress: DownloadProgress) => emit({ phase: 'download', ...progress })
+    const verifying = (bytes: number) => emit(whole('verify', bytes))
     if (from !== undefined && !isRemoteSource(from)) {
       const local = await checkLocalArchive({
         source: from,
         expectedSha256: entry.sha256,
         label: entry.id,
-        onProgress: emit,
+        onProgress: downloading,
+        onVerify: verifying,
         signal,
       })
       return { ...local, source: 'file', isPart: false }
@@ -295,7 +325,8 @@ export class ModelManager {
       label: entry.id,
       fetch: this.#fetch,
       signal,
-      onProgress: emit,
+      onProgress: downloading,
+      onVerify: verifying,
       retry: this.#retry,
       logger: this.#logger,
     })
@@ -306,4 +337,9 @@ export class ModelManager {
     if (this.#mirror === null) return entry.url
     return `${this.#mirror.replace(/\/+$/, '')}/${encodeURIComponent(archiveFileName(entry))}`
   }
+}
+
+/** A progress report of a phase that works on the whole archive. */
+function whole(phase: PullPhase, bytes: number): PullProgress {
+  return { phase, receivedBytes: bytes, totalBytes: bytes, bytesPerSecond: 0, etaSeconds: 0 }
 }

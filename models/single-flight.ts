@@ -6,6 +6,8 @@
 interface Flight<T, P> {
   promise: Promise<T>
   listeners: Set<(progress: P) => void>
+  /** The last progress reported, for callers that join late. */
+  last: P | undefined
   controller: AbortController
   callers: number
 }
@@ -47,21 +49,30 @@ export class SingleFlight<T, P> {
 
   #start(key: string, task: FlightTask<T, P>): Flight<T, P> {
     const controller = new AbortController()
-    const listeners = new Set<(progress: P) => void>()
-    const emit = (progress: P) => {
-      for (const listener of listeners) listener(progress)
+    const flight: Flight<T, P> = {
+      promise: Promise.resolve() as Promise<T>,
+      listeners: new Set(),
+      controller,
+      callers: 0,
+      last: undefined,
     }
-    const promise = task(controller.signal, emit).finally(() => this.#flights.delete(key))
+    const emit = (progress: P) => {
+      flight.last = progress
+      for (const listener of flight.listeners) listener(progress)
+    }
+    flight.promise = task(controller.signal, emit).finally(() => this.#flights.delete(key))
     // Callers that left early no longer listen; the rejection must not surface as unhandled.
-    promise.catch(() => {})
-    const flight: Flight<T, P> = { promise, listeners, controller, callers: 0 }
+    flight.promise.catch(() => {})
     this.#flights.set(key, flight)
     return flight
   }
 
   #join(flight: Flight<T, P>, { onProgress, signal }: JoinOptions<P>): Promise<T> {
     flight.callers += 1
-    if (onProgress) flight.listeners.add(onProgress)
+    if (onProgress) {
+      flight.listeners.add(onProgress)
+      if (flight.last !== undefined) onProgress(flight.last)
+    }
     return new Promise<T>((resolve, reject) => {
       let left = false
       const leave = () => {

@@ -10,6 +10,7 @@ import { type AppOptions, createApp, type DictumApp } from '../kernel/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
 import { liveFeature } from '../live/feature.ts'
 import { modelsFeature } from '../models/feature.ts'
+import { modelPullFeature } from '../models/routes.ts'
 import { dictateFeature } from '../plugins/dictate/index.ts'
 import { dictionaryFeature } from '../plugins/dictionary/index.ts'
 import { enginesFeature } from '../plugins/engines/index.ts'
@@ -34,6 +35,7 @@ export const FEATURES: readonly Feature[] = [
   historyFeature,
   postprocessFeature,
   enginesFeature,
+  modelPullFeature,
   transcribeFeature,
   dictateFeature,
   liveFeature,

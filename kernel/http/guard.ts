@@ -102,7 +102,7 @@ export function createGuard(configStore: ConfigStore) {
       if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
         // CORS preflight of an allowed origin: answered here, before routing (no route has OPTIONS).
         reply
-          .header('Access-Control-Allow-Methods', 'GET, POST')
+          .header('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE')
           .header(
             'Access-Control-Allow-Headers',
             'Authorization, Content-Type, X-Filename, X-App-Name, X-Window-Title',

@@ -1,10 +1,14 @@
-/** GET/POST /v1/dictionary/replacements and /v1/dictionary/custom-words (spec 4.1–4.4). */
+/**
+ * GET/POST /v1/dictionary/replacements and /v1/dictionary/custom-words (spec 4.1–4.4), and (extension)
+ * PATCH/DELETE of one entry by id under each: `/replacements/:id`, `/custom-words/:id`. Every write answers
+ * the full updated list.
+ */
 
 import { asClass } from 'awilix'
 import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { dictionaryMigrations } from './migrations.ts'
-import { CustomWordListSchema, ReplacementListSchema } from './schemas.ts'
+import { CustomWordListSchema, EntryParamsSchema, ReplacementListSchema } from './schemas.ts'
 import { DictionaryService } from './service.ts'
 
 export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
@@ -35,6 +39,28 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
     '/custom-words',
     { ...words, config: { jsonError: 'INVALID_CUSTOM_WORDS_JSON' } },
     async (request) => dictionary.writeCustomWords(request.body),
+  )
+
+  // One entry by id. Bodies are parsed by the service (with the bulk routes' messages); their schemas are
+  // documented in the OpenAPI table (plugins/openapi), as the POST bodies are.
+  const byId = <R>(response: R) => ({ schema: { params: EntryParamsSchema, response } })
+  app.patch<{ Params: { id: string } }>(
+    '/replacements/:id',
+    { ...byId(replacements.schema.response), config: { jsonError: 'INVALID_REPLACEMENTS_JSON' } },
+    async (request) => dictionary.patchReplacement(request.params.id, request.body),
+  )
+  app.delete<{ Params: { id: string } }>(
+    '/replacements/:id',
+    byId(replacements.schema.response),
+    async (request) => dictionary.deleteReplacement(request.params.id),
+  )
+  app.patch<{ Params: { id: string } }>(
+    '/custom-words/:id',
+    { ...byId(words.schema.response), config: { jsonError: 'INVALID_CUSTOM_WORDS_JSON' } },
+    async (request) => dictionary.patchCustomWord(request.params.id, request.body),
+  )
+  app.delete<{ Params: { id: string } }>('/custom-words/:id', byId(words.schema.response), async (request) =>
+    dictionary.deleteCustomWord(request.params.id),
   )
 })
 

@@ -8,9 +8,11 @@ import { checkPayload, isWellFormedText } from '../../lib/validate.ts'
 import {
   type CustomWord,
   type CustomWordEntry,
+  CustomWordPatchSchema,
   CustomWordsWriteSchema,
   LIMITS,
   type ReplacementEntry,
+  ReplacementPatchSchema,
   type ReplacementRule,
   ReplacementsWriteSchema,
 } from './schemas.ts'
@@ -26,7 +28,7 @@ export interface RulesWrite {
 
 export interface WordsWrite {
   mode: Mode
-  entries: CustomWord[]
+  entries: Array<Omit<CustomWord, 'id'> & { id: string | null }>
 }
 
 function collapse(text: string): string {
@@ -108,7 +110,14 @@ export function parseWordsWrite(body: unknown): WordsWrite {
     raw = payload.entries
     label = (i) => `entries[${i}]`
   } else if (payload.text !== undefined) {
-    raw = [{ text: payload.text, weight: payload.weight ?? null, aliases: payload.aliases ?? [] }]
+    raw = [
+      {
+        text: payload.text,
+        weight: payload.weight ?? null,
+        aliases: payload.aliases ?? [],
+        ...(payload.id ? { id: payload.id } : {}),
+      },
+    ]
     label = () => 'the entry'
   } else {
     throw fail('expected "entries", or "text".')
@@ -117,7 +126,8 @@ export function parseWordsWrite(body: unknown): WordsWrite {
   return { mode, entries: raw.map((entry, i) => normaliseWord(entry, label(i), fail)) }
 }
 
-function normaliseWord(entry: CustomWordEntry, where: string, fail: (d: string) => Error): CustomWord {
+function normaliseWord(entry: CustomWordEntry, where: string, fail: (d: string) => Error) {
+  if (entry.id !== undefined && !UUID.test(entry.id)) throw fail(`${where}.id must be a UUID.`)
   wellFormed([entry.text], `${where}.text`, fail)
   wellFormed(entry.aliases ?? [], `${where}.aliases`, fail)
   const text = collapse(entry.text)
@@ -140,7 +150,7 @@ function normaliseWord(entry: CustomWordEntry, where: string, fail: (d: string) 
   if (aliases.some((a) => a.length > LIMITS.maxWordLength)) {
     throw fail(`${where}.aliases has an entry longer than ${LIMITS.maxWordLength} characters.`)
   }
-  return { text, weight, aliases }
+  return { id: entry.id?.toLowerCase() ?? null, text, weight, aliases }
 }
 
 /** Applies a parsed write to the current rules; throws TOO_MANY_REPLACEMENTS over the limit. */
@@ -169,15 +179,130 @@ function assertUniqueIds(rules: readonly ReplacementRule[]): void {
   }
 }
 
-/** Applies a parsed write to the current words; throws TOO_MANY_CUSTOM_WORDS over the limit. */
+/**
+ * Applies a parsed write to the current words; throws TOO_MANY_CUSTOM_WORDS over the limit. An entry
+ * updates the word with its `id`, else the word with its text (case-insensitive), in place; a word it
+ * renames onto another word's text absorbs that word (the text is the list's key).
+ */
 export function mergeWords(current: readonly CustomWord[], write: WordsWrite): CustomWord[] {
   const next = write.mode === 'replace' ? [] : current.map((word) => ({ ...word }))
   for (const entry of write.entries) {
     const key = entry.text.toLowerCase()
-    const at = next.findIndex((w) => w.text.toLowerCase() === key)
-    if (at === -1) next.push(entry)
-    else next[at] = entry
+    const byId = entry.id === null ? -1 : next.findIndex((w) => w.id === entry.id)
+    const byText = next.findIndex((w) => w.text.toLowerCase() === key)
+    const at = byId !== -1 ? byId : byText
+    const word = { ...entry, id: entry.id ?? (at === -1 ? randomUUID() : next[at]!.id) }
+    if (at === -1) next.push(word)
+    else next[at] = word
+    if (byId !== -1 && byText !== -1 && byText !== byId) next.splice(byText, 1)
   }
   if (next.length > LIMITS.maxWords) throw errors.TOO_MANY_CUSTOM_WORDS(String(next.length))
   return next
+}
+
+/** The rule with this id (ids compare case-insensitively), or REPLACEMENT_NOT_FOUND. */
+function indexOfRule(rules: readonly ReplacementRule[], id: string): number {
+  const at = rules.findIndex((rule) => rule.id === id.toLowerCase())
+  if (at === -1) throw errors.REPLACEMENT_NOT_FOUND(quoteId(id))
+  return at
+}
+
+function indexOfWord(words: readonly CustomWord[], id: string): number {
+  const at = words.findIndex((word) => word.id === id.toLowerCase())
+  if (at === -1) throw errors.CUSTOM_WORD_NOT_FOUND(quoteId(id))
+  return at
+}
+
+/** An id as the 404 message names it (cut: it comes from the URL). */
+function quoteId(id: string): string {
+  return JSON.stringify(id.length > 100 ? `${id.slice(0, 100)}…` : id)
+}
+
+/** The fields a PATCH of a rule changes, checked against the schema (values are normalised on apply). */
+export function parseRulePatch(body: unknown): Partial<Omit<ReplacementEntry, 'id'>> {
+  const fail = (d: string) => errors.INVALID_REPLACEMENTS(d)
+  const payload = checkPayload(ReplacementPatchSchema, asObject(body, fail), fail)
+  if (payload.triggers === undefined && payload.replacement === undefined)
+    throw fail('expected "triggers" or "replacement".')
+  return payload
+}
+
+/**
+ * PATCH /v1/dictionary/replacements/:id: the rule edited where it stands, validated as a bulk write's entry
+ * is. Changing the replacement to one another rule has is refused: a bulk append would merge the two, an
+ * edit of one rule must not remove the other.
+ */
+export function patchRule(
+  current: readonly ReplacementRule[],
+  id: string,
+  patch: Partial<Omit<ReplacementEntry, 'id'>>,
+): ReplacementRule[] {
+  const at = indexOfRule(current, id)
+  const rule = current[at]!
+  const fail = (d: string) => errors.INVALID_REPLACEMENTS(d)
+  const edited = normaliseRule(
+    { triggers: patch.triggers ?? rule.triggers, replacement: patch.replacement ?? rule.replacement },
+    'the entry',
+    fail,
+  )
+  const key = edited.replacement.toLowerCase()
+  // Only a changed replacement is checked: bulk writes by id may have left two rules with one replacement.
+  const other =
+    key === rule.replacement.toLowerCase()
+      ? undefined
+      : current.find((r, i) => i !== at && r.replacement.toLowerCase() === key)
+  if (other) throw fail(`the entry.replacement is already the replacement of rule ${other.id}.`)
+  const next = current.map((r) => ({ ...r }))
+  next[at] = { id: rule.id, triggers: edited.triggers, replacement: edited.replacement }
+  return next
+}
+
+/** DELETE /v1/dictionary/replacements/:id */
+export function deleteRule(current: readonly ReplacementRule[], id: string): ReplacementRule[] {
+  const at = indexOfRule(current, id)
+  return current.filter((_, i) => i !== at)
+}
+
+export function parseWordPatch(body: unknown): Partial<Omit<CustomWordEntry, 'id'>> {
+  const fail = (d: string) => errors.INVALID_CUSTOM_WORDS(d)
+  const payload = checkPayload(CustomWordPatchSchema, asObject(body, fail), fail)
+  if (payload.text === undefined && payload.weight === undefined && payload.aliases === undefined)
+    throw fail('expected "text", "weight" or "aliases".')
+  return payload
+}
+
+/**
+ * PATCH /v1/dictionary/custom-words/:id: the word edited where it stands, validated as a bulk write's entry
+ * is (`weight: null` resets the weight, `aliases: null` or `[]` clears them). A text another word already has
+ * (case-insensitive) is refused.
+ */
+export function patchWord(
+  current: readonly CustomWord[],
+  id: string,
+  patch: Partial<Omit<CustomWordEntry, 'id'>>,
+): CustomWord[] {
+  const at = indexOfWord(current, id)
+  const word = current[at]!
+  const fail = (d: string) => errors.INVALID_CUSTOM_WORDS(d)
+  const edited = normaliseWord(
+    {
+      text: patch.text ?? word.text,
+      weight: patch.weight === undefined ? word.weight : patch.weight,
+      aliases: patch.aliases === undefined ? word.aliases : patch.aliases,
+    },
+    'the entry',
+    fail,
+  )
+  const key = edited.text.toLowerCase()
+  const other = current.find((w, i) => i !== at && w.text.toLowerCase() === key)
+  if (other) throw fail(`the entry.text is already the text of custom word ${other.id}.`)
+  const next = current.map((w) => ({ ...w }))
+  next[at] = { ...edited, id: word.id }
+  return next
+}
+
+/** DELETE /v1/dictionary/custom-words/:id */
+export function deleteWord(current: readonly CustomWord[], id: string): CustomWord[] {
+  const at = indexOfWord(current, id)
+  return current.filter((_, i) => i !== at)
 }

@@ -22,6 +22,7 @@ export const ReplacementRuleSchema = Type.Object({
 export type ReplacementRule = Static<typeof ReplacementRuleSchema>
 
 export const CustomWordSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
   text: Type.String(),
   weight: Type.Union([Type.Number(), Type.Null()]),
   aliases: Type.Array(Type.String()),
@@ -36,6 +37,7 @@ export const ReplacementEntrySchema = Type.Object({
 export type ReplacementEntry = Static<typeof ReplacementEntrySchema>
 
 export const CustomWordEntrySchema = Type.Object({
+  id: Type.Optional(Type.String()),
   text: Type.String(),
   weight: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
   aliases: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
@@ -53,6 +55,7 @@ export type ReplacementsWrite = Static<typeof ReplacementsWriteSchema>
 
 export const CustomWordsWriteSchema = Type.Object({
   mode: Type.Optional(Mode),
+  id: Type.Optional(Type.String()),
   text: Type.Optional(Type.String()),
   weight: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
   aliases: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
@@ -69,3 +72,19 @@ export const CustomWordListSchema = Type.Object({
   count: Type.Integer(),
   items: Type.Array(CustomWordSchema),
 })
+
+/** PATCH /v1/dictionary/replacements/:id: the fields to change (omitted ones keep their value). */
+export const ReplacementPatchSchema = Type.Object({
+  triggers: Type.Optional(Type.Array(Type.String())),
+  replacement: Type.Optional(Type.String()),
+})
+
+/** PATCH /v1/dictionary/custom-words/:id: the fields to change (omitted ones keep their value). */
+export const CustomWordPatchSchema = Type.Object({
+  text: Type.Optional(Type.String()),
+  weight: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  aliases: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+})
+
+/** The `:id` of the single-entry routes. */
+export const EntryParamsSchema = Type.Object({ id: Type.String() })

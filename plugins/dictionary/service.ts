@@ -2,8 +2,20 @@
  * The dictionary: replacement rules and custom words, read and written live by the API, the CLI and the
  * transcription pipeline.
  */
+import type { EngineCustomWord } from '../../kernel/contracts/engine.ts'
 import type { Db } from '../../kernel/storage/database.ts'
-import { mergeRules, mergeWords, parseRulesWrite, parseWordsWrite } from './merge.ts'
+import {
+  deleteRule,
+  deleteWord,
+  mergeRules,
+  mergeWords,
+  parseRulePatch,
+  parseRulesWrite,
+  parseWordPatch,
+  parseWordsWrite,
+  patchRule,
+  patchWord,
+} from './merge.ts'
 import { compileReplacements, type ReplacementMatcher, type Settled } from './replace.ts'
 import type { CustomWord, ReplacementRule } from './schemas.ts'
 import { DictionaryStore } from './store.ts'
@@ -22,6 +34,7 @@ export interface DictionaryExport {
 export class DictionaryService {
   readonly #store: DictionaryStore
   #matcher: { version: object; matcher: ReplacementMatcher } | null = null
+  #engineWords: { version: object; words: readonly EngineCustomWord[] } | null = null
   readonly #json = new Map<'rules' | 'words', { version: object; body: string }>()
 
   constructor({ db }: { db: Db }) {
@@ -65,9 +78,34 @@ export class DictionaryService {
     return { count: items.length, items }
   }
 
-  /** The custom words handed to engines. */
-  customWords(): readonly CustomWord[] {
-    return this.#store.words()
+  /** PATCH /v1/dictionary/replacements/:id: edits one rule; answers the full list. 404 for an unknown id. */
+  async patchReplacement(id: string, body: unknown): Promise<ListEnvelope<ReplacementRule>> {
+    const patch = parseRulePatch(body)
+    return envelope(await this.#store.updateRules((current) => patchRule(current, id, patch)))
+  }
+
+  /** DELETE /v1/dictionary/replacements/:id: answers the full list. 404 for an unknown id. */
+  async deleteReplacement(id: string): Promise<ListEnvelope<ReplacementRule>> {
+    return envelope(await this.#store.updateRules((current) => deleteRule(current, id)))
+  }
+
+  async patchCustomWord(id: string, body: unknown): Promise<ListEnvelope<CustomWord>> {
+    const patch = parseWordPatch(body)
+    return envelope(await this.#store.updateWords((current) => patchWord(current, id, patch)))
+  }
+
+  async deleteCustomWord(id: string): Promise<ListEnvelope<CustomWord>> {
+    return envelope(await this.#store.updateWords((current) => deleteWord(current, id)))
+  }
+
+  /** The custom words handed to engines: without their ids, which are the API's business. */
+  customWords(): readonly EngineCustomWord[] {
+    const version = this.#store.version
+    if (this.#engineWords?.version !== version) {
+      const words = this.#store.words().map(({ text, weight, aliases }) => ({ text, weight, aliases }))
+      this.#engineWords = { version, words }
+    }
+    return this.#engineWords.words
   }
 
   /** Applies the current replacement rules to a transcript. */
@@ -110,4 +148,8 @@ export class DictionaryService {
     )
     return { replacements: [...stored.rules], customWords: [...stored.words] }
   }
+}
+
+function envelope<T>(items: readonly T[]): ListEnvelope<T> {
+  return { count: items.length, items: [...items] }
 }

@@ -25,6 +25,7 @@ interface RuleRow {
 }
 
 interface WordRow {
+  id: string
   text: string
   weight: number | null
   aliases: string
@@ -44,14 +45,14 @@ export class DictionaryStore {
       rules: db.prepare<[], RuleRow>(
         'SELECT id, triggers, replacement FROM replacement_rules ORDER BY position',
       ),
-      words: db.prepare<[], WordRow>('SELECT text, weight, aliases FROM custom_words ORDER BY position'),
+      words: db.prepare<[], WordRow>('SELECT id, text, weight, aliases FROM custom_words ORDER BY position'),
       clearRules: db.prepare('DELETE FROM replacement_rules'),
       clearWords: db.prepare('DELETE FROM custom_words'),
       insertRule: db.prepare(
         'INSERT INTO replacement_rules (id, position, triggers, replacement) VALUES (?, ?, ?, ?)',
       ),
       insertWord: db.prepare(
-        'INSERT INTO custom_words (text_key, position, text, weight, aliases) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO custom_words (id, text_key, position, text, weight, aliases) VALUES (?, ?, ?, ?, ?, ?)',
       ),
     }
   }
@@ -102,7 +103,14 @@ export class DictionaryStore {
     const next = transform(this.#readWords())
     this.#statements.clearWords.run()
     for (const [i, w] of next.entries()) {
-      this.#statements.insertWord.run(w.text.toLowerCase(), i, w.text, w.weight, JSON.stringify(w.aliases))
+      this.#statements.insertWord.run(
+        w.id,
+        w.text.toLowerCase(),
+        i,
+        w.text,
+        w.weight,
+        JSON.stringify(w.aliases),
+      )
     }
     return next
   }
@@ -148,8 +156,11 @@ export class DictionaryStore {
   }
 
   #readWords(): CustomWord[] {
-    return this.#statements.words
-      .all()
-      .map((row) => ({ text: row.text, weight: row.weight, aliases: JSON.parse(row.aliases) }))
+    return this.#statements.words.all().map((row) => ({
+      id: row.id,
+      text: row.text,
+      weight: row.weight,
+      aliases: JSON.parse(row.aliases),
+    }))
   }
 }

@@ -1,4 +1,4 @@
-/** TypeBox schemas of history entries (spec 2.4) and GET /v1/history (spec 4.6). */
+/** TypeBox schemas of history entries (spec 2.4) and of the /v1/history routes (spec 4.6, and extensions). */
 import { type Static, Type } from '@sinclair/typebox'
 
 export const HistoryEntrySchema = Type.Object({
@@ -19,11 +19,45 @@ export type HistoryEntry = Static<typeof HistoryEntrySchema>
 export const HistoryListSchema = Type.Object({
   count: Type.Integer(),
   items: Type.Array(HistoryEntrySchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: '(extension) Pass as `cursor` for the next page; null when this page is the last.',
+  }),
 })
 
+// Query parameters are typed Unknown: dictum parses them itself (a repeated one: the first counts; a
+// non-integer limit means the default, docs/api-decisions.md), with its own messages.
+const FilterQuery = {
+  q: Type.Optional(
+    Type.Unknown({ description: 'Text search: case-insensitive part of the raw or final text (1000 max).' }),
+  ),
+  app: Type.Optional(Type.Unknown({ description: 'Only entries of this exact appName.' })),
+  from: Type.Optional(
+    Type.Unknown({ description: 'Entries at or after this ISO 8601 date or date-time (with a zone).' }),
+  ),
+  to: Type.Optional(
+    Type.Unknown({ description: 'Entries before this ISO 8601 date or date-time (with a zone).' }),
+  ),
+}
+
 export const HistoryQuerySchema = Type.Object({
-  // Anything goes: a non-integer limit means the default (docs/api-decisions.md), never a 400.
-  limit: Type.Optional(Type.Unknown()),
+  limit: Type.Optional(Type.Unknown({ description: 'At most this many entries (default 100, 1..1000).' })),
+  cursor: Type.Optional(Type.Unknown({ description: 'The nextCursor of the previous page.' })),
+  ...FilterQuery,
+})
+
+export const HistoryExportQuerySchema = Type.Object({
+  format: Type.Optional(Type.Unknown({ description: 'json (default), csv or md.' })),
+  ...FilterQuery,
+})
+
+export const HistoryClearQuerySchema = Type.Object({
+  confirm: Type.Optional(Type.Unknown({ description: 'Must be true: guards against a stray call.' })),
+})
+
+export const HistoryIdParamsSchema = Type.Object({ id: Type.String() })
+
+export const HistoryDeletedSchema = Type.Object({
+  deleted: Type.Integer({ description: 'How many entries were deleted.' }),
 })
 
 export const HISTORY_LIMIT = { default: 100, min: 1, max: 1000 } as const

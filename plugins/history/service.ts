@@ -1,7 +1,9 @@
 /** Dictation history in SQLite: newest-first reads on an index, retention by `history.maxEntries`. */
 import { randomUUID } from 'node:crypto'
+import { errors } from '../../kernel/errors.ts'
 import type { Db } from '../../kernel/storage/database.ts'
 import { writeTransaction } from '../../kernel/storage/write.ts'
+import { encodeCursor, type HistoryCursor, type HistoryFilter } from './query.ts'
 import { HISTORY_LIMIT, type HistoryEntry } from './schemas.ts'
 
 /** What a dictation hands to history. */
@@ -17,6 +19,7 @@ export interface NewHistoryEntry {
 }
 
 interface Row {
+  seq?: number
   id: string
   timestamp_ms: number
   raw_text: string
@@ -74,10 +77,25 @@ interface FailureLog {
   error(obj: object, msg: string): void
 }
 
+/** One page of a query: the entries, and where the next page starts (null: there is none). */
+export interface HistoryPage {
+  count: number
+  items: HistoryEntry[]
+  nextCursor: string | null
+}
+
+const COLUMNS = `seq, id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
+                 was_ai_processed, ai_processing_error`
+
+/** Lower case for the text search, beyond ASCII (SQLite's own lower() and LIKE only fold ASCII). */
+const FOLD_FUNCTION = 'dictum_history_fold'
+
 export class HistoryService {
   readonly #db: Db
   readonly #settings: () => HistorySettings
   readonly #statements
+  /** Prepared queries by the set of filters they use (at most 2^5 shapes). */
+  readonly #queries = new Map<string, ReturnType<Db['prepare']>>()
 
   constructor({ db, historySettings }: { db: Db; historySettings: () => HistorySettings }) {
     this.#db = db
@@ -99,6 +117,92 @@ export class HistoryService {
            (SELECT seq FROM history ORDER BY timestamp_ms DESC, seq DESC LIMIT -1 OFFSET ?)`,
       ),
       clear: db.prepare('DELETE FROM history'),
+      remove: db.prepare<[string]>('DELETE FROM history WHERE id = ?'),
+    }
+    db.function(FOLD_FUNCTION, { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? text.toLowerCase() : text,
+    )
+  }
+
+  /**
+   * Newest first, the entries matching `filter`, from just after `cursor`, at most `limit`; `nextCursor`
+   * names where the next page starts when there may be one.
+   */
+  query(filter: HistoryFilter, limit: number, cursor?: HistoryCursor): HistoryPage {
+    const page = this.#page(filter, limit, cursor)
+    const items = page.rows.map(toEntry)
+    return { count: items.length, items, nextCursor: page.next ? encodeCursor(page.next) : null }
+  }
+
+  /**
+   * Every entry matching `filter`, newest first, a page at a time: an export never holds the whole history,
+   * and between pages the database is free for other requests (an open SQLite iterator would hold the
+   * connection for the whole export).
+   */
+  *pages(filter: HistoryFilter, pageSize = 500): Generator<HistoryEntry[]> {
+    let cursor: HistoryCursor | undefined
+    for (;;) {
+      const page = this.#page(filter, pageSize, cursor)
+      if (page.rows.length > 0) yield page.rows.map(toEntry)
+      if (page.next === null) return
+      cursor = page.next
+    }
+  }
+
+  #page(
+    filter: HistoryFilter,
+    limit: number,
+    cursor: HistoryCursor | undefined,
+  ): { rows: Row[]; next: HistoryCursor | null } {
+    const conditions: string[] = []
+    const params: Record<string, unknown> = { limit: limit + 1 }
+    if (filter.text !== undefined) {
+      conditions.push(
+        `(instr(${FOLD_FUNCTION}(raw_text), @text) > 0 OR instr(${FOLD_FUNCTION}(final_text), @text) > 0)`,
+      )
+      params.text = filter.text.toLowerCase()
+    }
+    if (filter.app !== undefined) {
+      conditions.push('app_name = @app')
+      params.app = filter.app
+    }
+    if (filter.fromMs !== undefined) {
+      conditions.push('timestamp_ms >= @from')
+      params.from = filter.fromMs
+    }
+    if (filter.toMs !== undefined) {
+      conditions.push('timestamp_ms < @to')
+      params.to = filter.toMs
+    }
+    if (cursor !== undefined) {
+      conditions.push('(timestamp_ms < @cursorTs OR (timestamp_ms = @cursorTs AND seq < @cursorSeq))')
+      params.cursorTs = cursor.timestampMs
+      params.cursorSeq = cursor.seq
+    }
+    const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''
+    let statement = this.#queries.get(where)
+    if (!statement) {
+      statement = this.#db.prepare(
+        `SELECT ${COLUMNS} FROM history ${where} ORDER BY timestamp_ms DESC, seq DESC LIMIT @limit`,
+      )
+      this.#queries.set(where, statement)
+    }
+    const rows = statement.all(params) as Row[]
+    const more = rows.length > limit
+    if (more) rows.pop()
+    const last = rows[rows.length - 1]
+    return { rows, next: more && last ? { timestampMs: last.timestamp_ms, seq: last.seq ?? 0 } : null }
+  }
+
+  /** DELETE /v1/history/:id: HISTORY_ENTRY_NOT_FOUND when no entry has the id. */
+  async remove(id: string): Promise<void> {
+    const removed = await writeTransaction(
+      this.#db,
+      () => this.#statements.remove.run(id.toLowerCase()).changes,
+    )
+    if (removed === 0) {
+      const shown = id.length > 100 ? `${id.slice(0, 100)}…` : id
+      throw errors.HISTORY_ENTRY_NOT_FOUND(JSON.stringify(shown))
     }
   }
 

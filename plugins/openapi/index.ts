@@ -15,6 +15,8 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
 import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../lib/version.ts'
+import { PullResultSchema } from '../../models/routes.ts'
+import { HistoryEntrySchema } from '../history/schemas.ts'
 import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
 /** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */
@@ -48,7 +50,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Request too large (decided from Content-Length before reading, or while reading).',
   415: 'Unsupported content type.',
   500: 'The speech engine crashed or failed, or an internal error.',
-  502: 'A remote server dictum called failed.',
+  502: 'A remote server dictum called failed (a model download: its server, or a checksum that does not match).',
   503: 'Unavailable: the selected engine or model is not installed (with `fix`), ffmpeg missing, busy.',
   504: 'The speech engine timed out.',
 }
@@ -82,10 +84,12 @@ const Replacement = Type.Object({
   replacement: Type.String(),
 })
 const CustomWord = Type.Object({
+  id: Type.Optional(Type.String({ format: 'uuid' })),
   text: Type.String(),
   weight: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
   aliases: Type.Optional(Type.Array(Type.String())),
 })
+const jsonBody = (schema: TSchema) => ({ content: { 'application/json': { schema } } })
 const writeBody = (entry: TSchema) => ({
   content: {
     'application/json': {
@@ -131,6 +135,8 @@ interface RouteDoc {
   textResponses?: string[]
   /** The content type of `success` when the route answers something other than JSON. */
   successType?: string
+  /** The whole 200 response, for a route that streams several formats. */
+  content?: unknown
 }
 
 /** Per route: what the document says beyond the route's own schemas. */
@@ -149,7 +155,50 @@ const ROUTES: Record<string, RouteDoc> = {
     body: writeBody(CustomWord),
     errors: [400, 401, 403, 413],
   },
-  'GET /v1/history': { summary: 'Recent dictations, newest first.', errors: [401, 403] },
+  'PATCH /v1/dictionary/replacements/{id}': {
+    summary: 'Edit one replacement rule (omitted fields keep their value); answers the full list.',
+    body: jsonBody(Type.Partial(Type.Omit(Replacement, ['id']))),
+    errors: [400, 401, 403, 404, 413],
+  },
+  'DELETE /v1/dictionary/replacements/{id}': {
+    summary: 'Delete one replacement rule; answers the full list.',
+    errors: [401, 403, 404],
+  },
+  'PATCH /v1/dictionary/custom-words/{id}': {
+    summary: 'Edit one custom word (omitted fields keep their value); answers the full list.',
+    body: jsonBody(Type.Partial(Type.Omit(CustomWord, ['id']))),
+    errors: [400, 401, 403, 404, 413],
+  },
+  'DELETE /v1/dictionary/custom-words/{id}': {
+    summary: 'Delete one custom word; answers the full list.',
+    errors: [401, 403, 404],
+  },
+  'GET /v1/history': {
+    summary: 'Recent dictations, newest first; search, filters and cursor paging (extensions).',
+    errors: [400, 401, 403],
+  },
+  'DELETE /v1/history': {
+    summary: 'Delete the whole history: needs ?confirm=true.',
+    errors: [400, 401, 403],
+  },
+  'DELETE /v1/history/{id}': { summary: 'Delete one history entry.', errors: [401, 403, 404] },
+  'GET /v1/history/export': {
+    summary: 'Download the history (the same filters as the list) as JSON, CSV or Markdown, streamed.',
+    content: {
+      description: 'An attachment (Content-Disposition) in the requested format.',
+      content: {
+        'application/json': {
+          schema: Type.Object({
+            exportedAt: Type.String({ format: 'date-time' }),
+            items: Type.Array(HistoryEntrySchema),
+          }),
+        },
+        'text/csv': { schema: Type.String() },
+        'text/markdown': { schema: Type.String() },
+      },
+    },
+    errors: [400, 401, 403],
+  },
   'POST /v1/transcribe': {
     summary: 'Transcribe audio: a path, base64, or the raw bytes.',
     body: audioBody(),
@@ -222,6 +271,19 @@ const ROUTES: Record<string, RouteDoc> = {
     successType: 'text/plain',
     errors: [400, 401, 403, 404],
   },
+  'POST /v1/models/{id}/pull': {
+    summary:
+      'Download, check and install a catalog model; server-sent events of its progress with Accept: text/event-stream.',
+    content: {
+      description:
+        'JSON when the pull is over; or (Accept: text/event-stream) the events start, progress (phase, receivedBytes, totalBytes, bytesPerSecond, etaSeconds), then done (this JSON) or error (an error body with its status).',
+      content: {
+        'application/json': { schema: PullResultSchema },
+        'text/event-stream': { schema: Type.String() },
+      },
+    },
+    errors: [401, 403, 404, 502, 503],
+  },
 }
 
 /** The route's documentation (tests check that every route has one). */
@@ -270,6 +332,7 @@ export const openapi = fp(
             content: { [doc.successType]: { schema: doc.success } },
           }
         }
+        if (doc.content) response[200] = doc.content
         for (const status of doc.errors) {
           if (response[status]) continue
           const body = doc.openAiErrors && status !== 401 && status !== 403 ? OpenAiErrorBody : ErrorBody

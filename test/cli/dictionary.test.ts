@@ -35,10 +35,14 @@ t.test('export and import round trip (files and stdin/stdout), append updates in
   )
   t.equal(data.replacements[1].id, DICTIONARY.replacements[1]!.id, 'a given id is kept')
   t.match(data.replacements[0].id, /^[0-9a-f-]{36}$/, 'a new rule gets an id')
-  t.same(data.customWords, [
-    { text: 'Kubernetes', weight: 5, aliases: ['cube rnetes'] },
-    { text: 'Anthropic', weight: null, aliases: [] },
-  ])
+  t.same(
+    data.customWords.map(({ id, ...word }: { id: string }) => (/^[0-9a-f-]{36}$/.test(id) ? word : id)),
+    [
+      { text: 'Kubernetes', weight: 5, aliases: ['cube rnetes'] },
+      { text: 'Anthropic', weight: null, aliases: [] },
+    ],
+    'each word with an id',
+  )
 
   const stdout = await user.run(['dictionary', 'export', '-'])
   t.same(JSON.parse(stdout.stdout), data, 'export to stdout is the same document')

@@ -5,11 +5,20 @@ import { build, injectJson } from '../../helpers/build.ts'
 
 const URL = '/v1/dictionary/custom-words'
 
+/** The words without their ids (each has one: a UUID). */
+function withoutIds<T extends { id?: unknown }>(items: T[]): Omit<T, 'id'>[] {
+  return items.map(({ id, ...word }) => {
+    if (typeof id !== 'string' || !/^[0-9a-f-]{36}$/.test(id)) throw new Error(`no id: ${JSON.stringify(id)}`)
+    return word
+  })
+}
+
 t.test('single-entry form; weight and aliases always present in responses', async (t) => {
   const app = await build(t)
   const res = await injectJson(app, 'POST', URL, { text: '  Kubernetes ' })
   t.equal(res.status, 200)
-  t.same(res.body, { count: 1, items: [{ text: 'Kubernetes', weight: null, aliases: [] }] })
+  t.equal(res.body.count, 1)
+  t.same(withoutIds(res.body.items), [{ text: 'Kubernetes', weight: null, aliases: [] }])
   t.same((await injectJson(app, 'GET', URL)).body, res.body)
 })
 
@@ -22,7 +31,9 @@ t.test(
       weight: 12.5,
       aliases: [' Postgres ', 'postgres', 'postgresql', '', 'POST GRES  QL'],
     })
-    t.same(res.body.items[0], { text: 'PostgreSQL', weight: 12.5, aliases: ['postgres', 'post gres ql'] })
+    t.same(withoutIds(res.body.items), [
+      { text: 'PostgreSQL', weight: 12.5, aliases: ['postgres', 'post gres ql'] },
+    ])
   },
 )
 
@@ -37,7 +48,7 @@ t.test('append updates in place by case-insensitive text; omitted weight and ali
   const res = await injectJson(app, 'POST', URL, {
     entries: [{ text: 'ALPHA' }, { text: 'Gamma', aliases: null }],
   })
-  t.same(res.body.items, [
+  t.same(withoutIds(res.body.items), [
     { text: 'ALPHA', weight: null, aliases: [] },
     { text: 'Beta', weight: 2, aliases: [] },
     { text: 'Gamma', weight: null, aliases: [] },
@@ -48,7 +59,8 @@ t.test('replace mode stores only the given words', async (t) => {
   const app = await build(t)
   await injectJson(app, 'POST', URL, { entries: [{ text: 'one' }, { text: 'two' }] })
   const res = await injectJson(app, 'POST', URL, { mode: 'replace', entries: [{ text: 'three' }] })
-  t.same(res.body, { count: 1, items: [{ text: 'three', weight: null, aliases: [] }] })
+  t.equal(res.body.count, 1)
+  t.same(withoutIds(res.body.items), [{ text: 'three', weight: null, aliases: [] }])
 })
 
 t.test('weight must be null or a finite number in (0, 100]', async (t) => {
@@ -123,12 +135,16 @@ t.test('100 concurrent appends over real HTTP are all kept', async (t) => {
 t.test('the dictionary survives a restart on the same data dir', async (t) => {
   const first = await build(t)
   const dataDir = first.dictum.configStore.current.dataDir
-  await injectJson(first, 'POST', URL, { text: 'Persisted', weight: 3, aliases: ['persist it'] })
+  const written = await injectJson(first, 'POST', URL, {
+    text: 'Persisted',
+    weight: 3,
+    aliases: ['persist it'],
+  })
   await injectJson(first, 'POST', '/v1/dictionary/replacements', { triggers: ['foo'], replacement: 'Bar' })
   await first.close()
   const second = await build(t, { dataDir })
   t.same((await injectJson(second, 'GET', URL)).body.items, [
-    { text: 'Persisted', weight: 3, aliases: ['persist it'] },
+    { id: written.body.items[0].id, text: 'Persisted', weight: 3, aliases: ['persist it'] },
   ])
   t.equal((await injectJson(second, 'GET', '/v1/dictionary/replacements')).body.items[0].replacement, 'Bar')
 })

@@ -6,7 +6,7 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 t.test('empty history: count 0', async (t) => {
   const app = await build(t)
-  t.same((await injectJson(app, 'GET', '/v1/history')).body, { count: 0, items: [] })
+  t.same((await injectJson(app, 'GET', '/v1/history')).body, { count: 0, items: [], nextCursor: null })
 })
 
 t.test('entries carry every spec field, newest first', async (t) => {
@@ -91,12 +91,12 @@ t.test('limit: default 100, clamped to 1..1000, non-integers give the default', 
   t.equal((await injectJson(app, 'GET', '/v1/history?limit=1')).body.items[0].rawText, 'n119')
 })
 
-t.test('non-GET methods get 405 with Allow', async (t) => {
+t.test('other methods than GET and DELETE get 405 with Allow', async (t) => {
   const app = await build(t)
-  for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'HEAD']) {
+  for (const method of ['POST', 'PUT', 'PATCH', 'HEAD']) {
     const res = await app.inject({ method: method as 'POST', url: '/v1/history' })
     t.equal(res.statusCode, 405, method)
-    t.equal(res.headers.allow, 'GET')
+    t.equal(res.headers.allow, 'DELETE, GET')
     if (method !== 'HEAD') t.same(res.json(), { error: 'Method not allowed.', code: 'METHOD_NOT_ALLOWED' })
   }
 })
