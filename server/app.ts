@@ -22,6 +22,7 @@ import { postprocessFeature } from '../plugins/postprocess/index.ts'
 import { realtimeFeature } from '../plugins/realtime/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
+import { webFeature } from '../web/feature.ts'
 
 export type { DictumApp }
 
@@ -42,6 +43,7 @@ export const FEATURES: readonly Feature[] = [
   openaiFeature,
   realtimeFeature,
   jobsFeature,
+  webFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>
