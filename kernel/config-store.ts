@@ -12,7 +12,10 @@ export type ConfigListener = (
 export class ConfigStore {
   #current: Readonly<DictumConfig>
   readonly #listeners = new Set<ConfigListener>()
-  /** The config file the config came from, or null. */
+  /**
+   * The config file: the one the config came from or, when there is none yet, where one is created (the
+   * server's default location); null when the app has none (tests, embedded apps).
+   */
   readonly file: string | null
 
   constructor(config: Readonly<DictumConfig>, file: string | null = null) {

@@ -130,6 +130,12 @@ const catalogue = {
   JOB_CANCELLED: { status: 409, message: 'Job cancelled.' },
   JOBS_UNAVAILABLE: { status: 503, message: (d) => `Job queue unavailable: ${d}` },
 
+  // Settings (the config keys a page may change)
+  INVALID_SETTINGS: { status: 400, message: (d) => `Invalid settings payload: ${d}` },
+  INVALID_SETTINGS_JSON: { status: 400, message: 'Invalid JSON settings payload.' },
+  CONFIG_FILE_CONFLICT: { status: 409, message: (d) => `The config file cannot be changed: ${d}` },
+  CONFIG_WRITE_FAILED: { status: 500, message: (d) => `Could not write the config file: ${d}` },
+
   // Config and plugins
   CONFIG_INVALID: { status: 500, message: (d) => `Invalid configuration:\n${d}` },
   CONFIG_UNREADABLE: { status: 500, message: (d) => `Could not read configuration: ${d}` },

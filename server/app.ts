@@ -20,6 +20,7 @@ import { openaiFeature } from '../plugins/openai/index.ts'
 import { openapiFeature } from '../plugins/openapi/index.ts'
 import { postprocessFeature } from '../plugins/postprocess/index.ts'
 import { realtimeFeature } from '../plugins/realtime/index.ts'
+import { settingsFeature } from '../plugins/settings/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
 import { webFeature } from '../web/feature.ts'
@@ -37,6 +38,7 @@ export const FEATURES: readonly Feature[] = [
   postprocessFeature,
   enginesFeature,
   modelPullFeature,
+  settingsFeature,
   transcribeFeature,
   dictateFeature,
   liveFeature,

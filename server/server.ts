@@ -43,8 +43,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const loadOptions: LoadOptions = { flags: options.flags ?? {}, env: options.env ?? process.env }
   if (options.cwd !== undefined) loadOptions.cwd = options.cwd
   const { loaded, discovery } = await loadCheckedConfig(loadOptions)
+  const configFile = configFilePath(
+    options.flags ?? {},
+    options.env ?? process.env,
+    options.cwd ?? process.cwd(),
+  ).path
   const app = await buildApp(loaded.config, {
-    configFile: loaded.file,
+    // Where the file is, or is created when settings are changed through the API (PATCH /v1/settings).
+    configFile: loaded.file ?? configFile,
     discovery,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   })
@@ -72,13 +78,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     return reloading
   }
   if (options.watch !== false) {
-    const file = configFilePath(
-      options.flags ?? {},
-      options.env ?? process.env,
-      options.cwd ?? process.cwd(),
-    ).path
-    watcher.start(file, () => void reload())
-    app.log.info({ file }, 'watching the config file for edits')
+    watcher.start(configFile, () => void reload())
+    app.log.info({ file: configFile }, 'watching the config file for edits')
   }
 
   let closing: Promise<void> | null = null

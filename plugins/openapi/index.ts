@@ -18,6 +18,7 @@ import { readVersion } from '../../lib/version.ts'
 import { PullResultSchema } from '../../models/routes.ts'
 import { HistoryEntrySchema } from '../history/schemas.ts'
 import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
+import { SettingsPatchSchema } from '../settings/schemas.ts'
 
 /** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */
 const ErrorBody = Type.Object(
@@ -47,6 +48,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Unauthorized: `api.token` is set and the bearer token is missing or wrong.',
   403: 'Forbidden: the Host header is not a loopback name, or the Origin is not allowed.',
   404: 'Not found.',
+  409: 'Conflict: the config file has errors (or is not JSON); fix it first.',
   413: 'Request too large (decided from Content-Length before reading, or while reading).',
   415: 'Unsupported content type.',
   500: 'The speech engine crashed or failed, or an internal error.',
@@ -223,6 +225,16 @@ const ROUTES: Record<string, RouteDoc> = {
     errors: [400, 401, 403, 413],
   },
   'GET /v1/engines': { summary: 'Speech engines, their status and capabilities.', errors: [401, 403] },
+  'GET /v1/settings': {
+    summary: 'The settings a page may change: engine, AI provider, history on or off.',
+    errors: [401, 403],
+  },
+  'PATCH /v1/settings': {
+    summary:
+      'Change the engine, the AI provider or history on/off: written to the config file, applied live.',
+    body: jsonBody(SettingsPatchSchema),
+    errors: [400, 401, 403, 409, 413, 500],
+  },
   'POST /v1/audio/transcriptions': {
     summary: "OpenAI's transcription API (multipart form).",
     body: { content: { 'multipart/form-data': { schema: TranscriptionForm } } },

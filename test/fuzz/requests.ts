@@ -52,6 +52,21 @@ export interface Payloads {
 }
 
 const AUDIO_ROUTES = new Set(['/v1/transcribe', '/v1/dictate', '/v1/audio/transcriptions'])
+
+const knownIds = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${prefix}${String(i).padStart(4, '0')}`)
+
+/**
+ * Entries the fuzz test stores before the run, so the routes that act on one entry by id can find one: the
+ * valid dictionary writes of the run name these ids too (so deleted ones come back), and the catalog model
+ * the test's local mirror serves.
+ */
+export const FUZZ_IDS = {
+  rules: knownIds('00000001', 5),
+  words: knownIds('00000002', 5),
+  history: knownIds('00000003', 80),
+  model: 'fuzz-model',
+}
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']
 /** Methods Node's parser does not know (answered before routing) or knows but no route has. */
 const ODD_METHODS = ['FOO', 'PROPFIND', 'PURGE', 'MKCOL', 'LINK', 'SEARCH', 'get']
@@ -305,7 +320,9 @@ function replacementsBody(rng: Prng, payloads: Payloads): unknown {
   const valid = rng.chance(0.4)
   const hostile = (p: number) => !valid && rng.chance(p)
   const entry = () => ({
-    ...(rng.chance(0.1) ? { id: rng.pick(['00000000-0000-4000-8000-000000000000', 'not-a-uuid', '']) } : {}),
+    ...(rng.chance(0.2)
+      ? { id: rng.pick([...FUZZ_IDS.rules, '00000000-0000-4000-8000-000000000000', 'not-a-uuid', '']) }
+      : {}),
     triggers: Array.from({ length: valid ? rng.length(50) : rng.length(60) }, () =>
       hostile(0.3)
         ? hostileString(rng, 250)
@@ -325,6 +342,7 @@ function customWordsBody(rng: Prng, payloads: Payloads): unknown {
   const valid = rng.chance(0.4)
   const hostile = (p: number) => !valid && rng.chance(p)
   const entry = () => ({
+    ...(rng.chance(0.2) ? { id: rng.pick([...FUZZ_IDS.words, 'nope']) } : {}),
     text: hostile(0.3)
       ? hostileString(rng, 250)
       : rng.pick(['Kubernetes', 'PostgreSQL', 'e-mail', 'Grafana']),
@@ -344,6 +362,31 @@ function customWordsBody(rng: Prng, payloads: Payloads): unknown {
     : { entries: Array.from({ length: valid ? rng.length(256) : rng.length(300) }, entry) }
   if (rng.chance(0.5)) body.mode = valid ? rng.pick(['append', 'replace']) : 'nope'
   return hostile(0.5) ? mutate(rng, body, payloads, 250) : body
+}
+
+/** A PATCH of one rule or word: some of its fields, valid or not. */
+function entryPatchBody(rng: Prng, payloads: Payloads, words: boolean): unknown {
+  const whole = (words ? customWordsBody(rng, payloads) : replacementsBody(rng, payloads)) as Record<
+    string,
+    unknown
+  >
+  const entry = (Array.isArray(whole?.entries) ? whole.entries[0] : whole) ?? {}
+  const body: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(entry as Record<string, unknown>))
+    if (key !== 'id' && rng.chance(0.6)) body[key] = value
+  return rng.chance(0.2) ? mutate(rng, body, payloads, 300) : body
+}
+
+/** PATCH /v1/settings: the three settings, valid or not, and keys a page must never change. */
+function settingsBody(rng: Prng, payloads: Payloads): unknown {
+  const body: Record<string, unknown> = {}
+  if (rng.chance(0.5)) body.speech = { engine: rng.pick(['fixture-echo', 'fixture-echo', 'nope', '', 5]) }
+  if (rng.chance(0.5))
+    body.ai = { provider: rng.pick(['fixture-upper', 'fixture-upper', 'none', 'rules', 'nope', null]) }
+  if (rng.chance(0.5)) body.history = { enabled: rng.pick([true, true, false, 'yes', null]) }
+  if (rng.chance(0.1)) body.api = { token: null, allowedOrigins: ['http://evil.example'] }
+  if (rng.chance(0.05)) body.dataDir = '/tmp/elsewhere'
+  return rng.chance(0.2) ? mutate(rng, body, payloads, 300) : body
 }
 
 /** A multipart form: the OpenAI route's fields, or /v1/transcribe's; sometimes broken on purpose. */
@@ -428,6 +471,12 @@ function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: s
       return json(replacementsBody(rng, payloads))
     case 'POST /v1/dictionary/custom-words':
       return json(customWordsBody(rng, payloads))
+    case 'PATCH /v1/dictionary/replacements/{id}':
+      return json(entryPatchBody(rng, payloads, false))
+    case 'PATCH /v1/dictionary/custom-words/{id}':
+      return json(entryPatchBody(rng, payloads, true))
+    case 'PATCH /v1/settings':
+      return json(settingsBody(rng, payloads))
     case 'POST /v1/postprocess':
       if (rng.chance(0.3))
         return {
@@ -544,7 +593,31 @@ function genericBody(rng: Prng, payloads: Payloads, audio: boolean): { contentTy
   }
 }
 
-function query(rng: Prng): string {
+/** Query parameters the history routes, the pull and the delete-all read, with values that work. */
+function routeQuery(rng: Prng, route: Route): string | null {
+  const key = `${route.method} ${route.path}`
+  // Rare: a confirmed delete-all empties the history the by-id deletes look into.
+  if (key === 'DELETE /v1/history') return rng.chance(0.25) ? '?confirm=true' : null
+  if ((key === 'GET /v1/history' || key === 'GET /v1/history/export') && rng.chance(0.4)) {
+    const pairs = [
+      rng.chance(0.5) ? `q=${rng.pick(['word', 'e-mail', 'HEARD', '%C3%A9', '%25', '_'])}` : '',
+      rng.chance(0.3) ? `app=${rng.pick(['Mail', 'fuzz', ''])}` : '',
+      rng.chance(0.3) ? `from=${rng.pick(['2020-01-01', '2026-01-01T00:00:00Z', 'yesterday'])}` : '',
+      rng.chance(0.3) ? `to=${rng.pick(['2100-01-01', '2000-01-01T00:00:00%2B02:00', '2020-13-01'])}` : '',
+      rng.chance(0.2) ? `cursor=${rng.pick(['MTcwMDAwMDAwMDAwMC4xMA', 'bm9wZQ', '!!'])}` : '',
+      rng.chance(0.3) ? `limit=${rng.pick(['1', '5', '1000'])}` : '',
+      rng.chance(0.5) ? `format=${rng.pick(['json', 'csv', 'md', 'xml'])}` : '',
+    ].filter((pair) => pair !== '')
+    return `?${pairs.join('&')}`
+  }
+  if (key === 'POST /v1/models/{id}/pull' && rng.chance(0.2))
+    return `?force=${rng.pick(['true', 'false', '1'])}`
+  return null
+}
+
+function query(rng: Prng, route: Route): string {
+  const own = routeQuery(rng, route)
+  if (own !== null) return own
   if (!rng.chance(0.3)) return ''
   const pairs: string[] = []
   for (let i = rng.int(1, 4); i > 0; i--) {
@@ -588,21 +661,32 @@ function query(rng: Prng): string {
 
 /** The path of `route` with its parameters filled in, or a variant that should not match. */
 function pathFor(rng: Prng, route: Route): string {
+  const known = route.path.startsWith('/v1/dictionary/replacements/')
+    ? FUZZ_IDS.rules
+    : route.path.startsWith('/v1/dictionary/custom-words/')
+      ? FUZZ_IDS.words
+      : route.path.startsWith('/v1/history/')
+        ? FUZZ_IDS.history
+        : route.path.endsWith('/pull')
+          ? [FUZZ_IDS.model, FUZZ_IDS.model, 'silero-vad']
+          : []
   const filled = route.path.replace(/\{[^}]+\}/g, () =>
-    rng.pick([
-      'whisper-1',
-      'fixture-echo',
-      'pocketsphinx',
-      'nope',
-      '%00',
-      '%2e%2e',
-      '..',
-      'a'.repeat(rng.length(3000)),
-      '%F0%9F%98%80',
-      'silero-vad',
-      '%ff',
-      'x%2Fy',
-    ]),
+    known.length > 0 && rng.chance(0.6)
+      ? rng.pick(known)
+      : rng.pick([
+          'whisper-1',
+          'fixture-echo',
+          'pocketsphinx',
+          'nope',
+          '%00',
+          '%2e%2e',
+          '..',
+          'a'.repeat(rng.length(3000)),
+          '%F0%9F%98%80',
+          'silero-vad',
+          '%ff',
+          'x%2Fy',
+        ]),
   )
   if (rng.chance(0.85)) return filled
   return rng.pick([
@@ -677,8 +761,8 @@ function headerValue(rng: Prng, name: string, port: number, token: string): stri
         'caf\u00e9',
       ])
     case 'accept':
-      return rng.chance(0.1)
-        ? rng.pick(['application/xml', '*/*', 'text/html', '', 'x'.repeat(2000)])
+      return rng.chance(0.15)
+        ? rng.pick(['application/xml', '*/*', 'text/html', '', 'x'.repeat(2000), 'text/event-stream'])
         : undefined
     case 'accept-encoding':
       return rng.chance(0.1) ? rng.pick(['gzip', 'br', 'identity;q=0', '*;q=0', 'x']) : undefined
@@ -732,7 +816,7 @@ export function nextRequest(
   }
   if (contentType !== undefined && (contentType !== '' || rng.chance(0.5)))
     headers.push(['content-type', contentType])
-  const target = `${pathFor(rng, aimed)}${query(rng)}`
+  const target = `${pathFor(rng, aimed)}${query(rng, aimed)}`
   const request: FuzzRequest = {
     label,
     method,
