@@ -97,7 +97,7 @@ t.test('speech in the microphone: the page shows the text /v1/transcribe gives',
   await page.type('#token', TOKEN)
   await page.click('button[type="submit"]')
   await page.waitForSelector('#record')
-  await page.waitForFunction(() => document.querySelector('#provider')?.textContent === 'rules')
+  await page.waitForFunction("document.querySelector('#provider')?.textContent === 'rules'")
   t.pass('the page shows the AI provider in force')
 
   // The keyboard shortcut starts it.
@@ -159,8 +159,8 @@ t.test('speech in the microphone: the page shows the text /v1/transcribe gives',
   // The clipboard takes writes from a focused page.
   await page.bringToFront()
   await page.click('#final-text ~ .actions button')
-  await page.waitForFunction(() => document.body.textContent?.includes('Copied.'))
-  t.equal(await page.evaluate(() => navigator.clipboard.readText()), cleaned.text, 'copied to the clipboard')
+  await page.waitForFunction("document.body.textContent.includes('Copied.')")
+  t.equal(await page.evaluate('navigator.clipboard.readText()'), cleaned.text, 'copied to the clipboard')
 
   const history = (await (await fetch(`${base}/v1/history?app=web`, { headers: auth })).json()) as {
     items: { rawText: string }[]

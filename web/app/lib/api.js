@@ -96,12 +96,13 @@ export function realtimeProtocols() {
 
 /** The server-sent events of a response, as `{event, data}` with the data parsed as JSON. */
 export async function* events(response) {
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
   let buffer = ''
   for (;;) {
     const { value, done } = await reader.read()
     if (done) return
-    buffer += value.replaceAll('\r\n', '\n')
+    buffer += decoder.decode(value, { stream: true }).replaceAll('\r\n', '\n')
     let end = buffer.indexOf('\n\n')
     while (end >= 0) {
       const block = buffer.slice(0, end)
