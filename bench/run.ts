@@ -14,6 +14,7 @@ import { benchSherpa } from './sherpa.ts'
 import { benchSherpaHttp } from './sherpa-http.ts'
 import { benchStartup } from './startup.ts'
 import { benchHealthUnderLoad, benchHttpVsDirect } from './transcription.ts'
+import { benchWeb } from './web.ts'
 
 type Section = () => Promise<Record<string, number | string>>
 
@@ -32,6 +33,7 @@ const sections: Record<string, Section> = {
   'custom-words': () => benchCustomWords(),
   startup: () => benchStartup(),
   abuse: () => benchAbuse(),
+  web: () => benchWeb(),
 }
 
 async function main(): Promise<void> {
