@@ -6,6 +6,7 @@ import { benchAbuse } from './abuse.ts'
 import { benchCli } from './cli.ts'
 import { benchCustomWords } from './custom-words.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
+import { benchLive } from './live.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
 import { benchRemote } from './remote.ts'
@@ -33,6 +34,7 @@ const sections: Record<string, Section> = {
   'custom-words': () => benchCustomWords(),
   startup: () => benchStartup(),
   abuse: () => benchAbuse(),
+  live: () => benchLive(),
   web: () => benchWeb(),
 }
 

@@ -14,6 +14,7 @@ import { CliError, usageError } from './cli-error.ts'
 import { clipboardTool, type DesktopTool, runTool, typingTool } from './desktop-tools.ts'
 import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
+import { liveDictation } from './live-dictation.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { type Recording, recordUntilPause } from './record-until-pause.ts'
 import { findServer, SERVER_HELP, SERVER_OPTIONS, type ServerClient, serverChoice } from './server-client.ts'
@@ -31,11 +32,13 @@ const OPTIONS = {
   'app-name': { type: 'string' },
   'window-title': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
+  live: { type: 'boolean', short: 'l' },
   ...SERVER_OPTIONS,
 } as const
 
 const DEFAULT_SILENCE = 1.5
 const DEFAULT_MAX_SECONDS = 300
+const DEFAULT_LIVE_SILENCE = 0.5
 
 export const DICTATE_HELP = `Usage: dictum dictate [options]
 
@@ -45,8 +48,14 @@ history and prints the text. When a dictum service is running (on the configured
 --server), the recording is sent there and uses its loaded engine. Ctrl-C stops the recording early and keeps what was said; a
 second Ctrl-C aborts.
 
+With --live, the text appears while you speak: each utterance (ended by a pause) is shown as it
+grows, stored in history when it ends, and the whole text is printed when you stop (Ctrl-C, the
+end of --input, or --max-seconds). A file given with --input is read in real time, as if spoken.
+
 Options:
-  --silence SECONDS     Pause that ends the recording, after speech (default ${DEFAULT_SILENCE})
+  -l, --live            Live dictation: text while you speak, until Ctrl-C
+  --silence SECONDS     Pause that ends the recording, after speech (default ${DEFAULT_SILENCE});
+                        with --live, the pause that ends an utterance (default ${DEFAULT_LIVE_SILENCE})
   --max-seconds N       Longest recording (default ${DEFAULT_MAX_SECONDS})
   --backend NAME        ffmpeg input device: pulse (PulseAudio, PipeWire), alsa, avfoundation
                         (macOS); default auto: pulse when its socket exists, else alsa
@@ -68,6 +77,7 @@ ${GLOBAL_HELP}
 `
 
 interface DictateOptions {
+  live: boolean
   silence: number
   maxSeconds: number
   input: string | undefined
@@ -92,8 +102,10 @@ export async function dictateCommand(args: string[], io: CliIO): Promise<number>
   const tools: DesktopTool[] = []
   if (values.copy) tools.push(clipboardTool(io.env))
   if (values.type) tools.push(typingTool(io.env))
+  const live = values.live === true
   const options: DictateOptions = {
-    silence: seconds(values.silence, '--silence', DEFAULT_SILENCE, 0.1, 60),
+    live,
+    silence: seconds(values.silence, '--silence', live ? DEFAULT_LIVE_SILENCE : DEFAULT_SILENCE, 0.1, 60),
     maxSeconds: seconds(values['max-seconds'], '--max-seconds', DEFAULT_MAX_SECONDS, 1, 7200),
     input: values.input,
     backend: values.backend,
@@ -157,6 +169,7 @@ class Dictation {
   }
 
   async #run(): Promise<number> {
+    if (this.#options.live) return this.#live()
     const engine = this.#warmEngine()
     const recording = await this.#record()
     this.#recording = false
@@ -172,6 +185,31 @@ class Dictation {
     if (storeError !== null) this.#io.stderr.write(`dictum: not stored in history: ${storeError}\n`)
     this.#io.stdout.write(this.#options.json ? `${JSON.stringify(entry, null, 2)}\n` : `${entry.finalText}\n`)
     for (const tool of this.#options.tools) await runTool(tool, entry.finalText, this.#io.env)
+    return EXIT.ok
+  }
+
+  /** `--live`: text while speaking, through the running service's realtime session or this process's. */
+  async #live(): Promise<number> {
+    const { text, utterances } = await liveDictation(
+      this.#app,
+      this.#io,
+      {
+        silenceSeconds: this.#options.silence,
+        maxSeconds: this.#options.maxSeconds,
+        input: this.#options.input,
+        appName: this.#options.appName,
+        windowTitle: this.#options.windowTitle,
+      },
+      this.#server,
+      this.#source(),
+      { stop: this.#stop.signal, abort: this.#abort.signal },
+    )
+    this.#recording = false
+    if (text === '') throw new CliError('No speech was recognised; nothing was stored.')
+    this.#io.stdout.write(
+      this.#options.json ? `${JSON.stringify({ text, utterances }, null, 2)}\n` : `${text}\n`,
+    )
+    for (const tool of this.#options.tools) await runTool(tool, text, this.#io.env)
     return EXIT.ok
   }
 

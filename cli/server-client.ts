@@ -64,6 +64,11 @@ export class ServerClient {
     this.#sameMachine = isLoopbackHostname(new URL(this.baseUrl).hostname.replace(/^\[|\]$/g, ''))
   }
 
+  /** The Authorization header for this service's token, for connections other than fetch (WebSockets). */
+  authorizationHeaders(): Record<string, string> {
+    return this.#token === null ? {} : { authorization: `Bearer ${this.#token}` }
+  }
+
   async transcribe(
     file: string,
     options: { language?: string | undefined; signal: AbortSignal },

@@ -120,6 +120,11 @@ const catalogue = {
   PROVIDER_FAILED: { status: 400, message: (d) => `AI provider failed: ${d}` },
   PROVIDER_TIMEOUT: { status: 400, message: (d) => `AI provider timed out: ${d}` },
 
+  // Settings (the config keys a page may change)
+  INVALID_SETTINGS: { status: 400, message: (d) => `Invalid settings payload: ${d}` },
+  INVALID_SETTINGS_JSON: { status: 400, message: 'Invalid JSON settings payload.' },
+  CONFIG_FILE_CONFLICT: { status: 409, message: (d) => `The config file cannot be changed: ${d}` },
+  CONFIG_WRITE_FAILED: { status: 500, message: (d) => `Could not write the config file: ${d}` },
   // Transcription jobs (jobs/)
   JOB_NOT_FOUND: { status: 404, message: (d) => `Job not found: ${d}.` },
   JOB_NO_FILES: { status: 400, message: (d) => `No audio files found: ${d}.` },
@@ -129,12 +134,6 @@ const catalogue = {
   JOB_INTERRUPTED: { status: 500, message: (d) => `Job interrupted: ${d}` },
   JOB_CANCELLED: { status: 409, message: 'Job cancelled.' },
   JOBS_UNAVAILABLE: { status: 503, message: (d) => `Job queue unavailable: ${d}` },
-
-  // Settings (the config keys a page may change)
-  INVALID_SETTINGS: { status: 400, message: (d) => `Invalid settings payload: ${d}` },
-  INVALID_SETTINGS_JSON: { status: 400, message: 'Invalid JSON settings payload.' },
-  CONFIG_FILE_CONFLICT: { status: 409, message: (d) => `The config file cannot be changed: ${d}` },
-  CONFIG_WRITE_FAILED: { status: 500, message: (d) => `Could not write the config file: ${d}` },
 
   // Config and plugins
   CONFIG_INVALID: { status: 500, message: (d) => `Invalid configuration:\n${d}` },

@@ -2,23 +2,28 @@
  * The append-only text of one live item: turns the engine's revising hypotheses into `delta`s that never
  * take anything back, and makes sure the deltas concatenate exactly to the `completed` transcript.
  *
- * Stability rule (docs/live.md): a word is emitted once it is the same in two consecutive hypotheses and at
- * least `hold` words follow it in the current one, where `hold` is one (the last word is never stable) or
- * the longest replacement trigger's word count less one, whichever is more: a trigger that starts in the
- * emitted text then ends inside the current hypothesis, so words still to come can never turn emitted text
- * into a replacement. Emitted text is the dictionary applied to the stable words, and only when it is also
- * the start of the dictionary applied to the whole hypothesis.
+ * Stability rule (docs/live.md): a word is emitted once it is the same in three consecutive hypotheses and
+ * at least `hold` words follow it in the current one, where `hold` is two or the longest replacement
+ * trigger's word count less one, whichever is more: a trigger that starts in the emitted text then ends
+ * inside the current hypothesis, so words still to come can never turn emitted text into a replacement.
+ * Emitted text is the dictionary applied to the stable words, and only when it is also the start of the
+ * dictionary applied to the whole hypothesis.
  *
- * When the final result revises words already emitted (rare: they were stable twice), the emitted words
- * stay and the final's words after them are appended, so the transcript still equals the deltas.
+ * The engine's final result is the item's transcript: it is what a file transcription of the same audio
+ * gives, and it is what history keeps. When it extends the emitted text (always, for engines whose partials
+ * come from the pass that gives the final: sherpa-onnx transducers, Vosk), the last delta completes it and
+ * the deltas concatenate to the transcript. An engine whose partials come from a quicker pass than its
+ * final (pocketsphinx: live CMN, see engines/pocketsphinx/stream.ts) can revise a word already emitted; the
+ * transcript is still the final, the last delta carries the final's words after the emitted ones (so a
+ * client that only appends sees the end of the utterance), and the item is marked `revised`.
  */
 
 export interface FinalText {
-  /** The completed transcript: exactly the concatenation of every delta of the item. */
+  /** The completed transcript: the engine's final, dictionary applied (the deltas' concatenation unless revised). */
   transcript: string
   /** The last delta (may be empty). */
   delta: string
-  /** True when the final revised emitted words and the transcript kept them instead (see above). */
+  /** True when the final revised emitted words: the deltas do not concatenate to the transcript (see above). */
   revised: boolean
 }
 
@@ -67,12 +72,13 @@ export class ItemText {
   #emitted = ''
   /** Raw words the emitted text covers. */
   #emittedWords = 0
-  #previous: string[] = []
+  /** The two hypotheses before the current one, newest first. */
+  #previous: string[][] = []
 
   /** `replace`: the dictionary's replacement rules; `longestTrigger`: {@link longestTriggerWords}. */
   constructor(replace: (text: string) => string, longestTrigger: number) {
     this.#replace = replace
-    this.#hold = Math.max(1, longestTrigger - 1)
+    this.#hold = Math.max(2, longestTrigger - 1)
   }
 
   /** Text sent as deltas so far. */
@@ -85,10 +91,11 @@ export class ItemText {
     const hypothesis = wordsOf(raw)
     const text = this.#replace(hypothesis.text)
     const stable = Math.min(
-      commonPrefixLength(hypothesis.words, this.#previous),
+      commonPrefixLength(hypothesis.words, this.#previous[0] ?? []),
+      commonPrefixLength(hypothesis.words, this.#previous[1] ?? []),
       hypothesis.words.length - this.#hold,
     )
-    this.#previous = hypothesis.words
+    this.#previous = [hypothesis.words, this.#previous[0] ?? []]
     for (let k = stable; k > this.#emittedWords; k--) {
       const candidate = this.#replace(hypothesis.text.slice(0, hypothesis.ends[k - 1]))
       if (!text.startsWith(candidate) || !candidate.startsWith(this.#emitted)) continue
@@ -110,6 +117,6 @@ export class ItemText {
     const from = result.starts[this.#emittedWords]
     const tail = from === undefined ? '' : this.#replace(result.text.slice(from))
     const delta = this.#emitted !== '' && tail !== '' ? ` ${tail}` : tail
-    return { transcript: this.#emitted + delta, delta, revised: true }
+    return { transcript: full, delta, revised: true }
   }
 }

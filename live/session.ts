@@ -324,7 +324,7 @@ export class LiveSessionImpl implements LiveSession {
     if (final.revised) {
       this.#deps.logger.debug(
         { itemId: item.id },
-        'the final result revised words already sent as deltas; they were kept',
+        'the final result revised words already sent as deltas: the transcript is the final',
       )
     }
     if (final.delta !== '') this.#emit({ type: 'delta', itemId: item.id, delta: final.delta })
@@ -336,6 +336,7 @@ export class LiveSessionImpl implements LiveSession {
       itemId: item.id,
       transcript: final.transcript,
       rawText: result.text.trim(),
+      revised: final.revised,
       startSeconds: offset,
       endSeconds: item.endSeconds,
       words: result.words

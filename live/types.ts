@@ -56,6 +56,11 @@ export type LiveEvent =
       transcript: string
       /** The engine's final text before replacements. */
       rawText: string
+      /**
+       * True when the final revised words already sent as deltas (engines whose partials come from a quicker
+       * pass than their final, e.g. pocketsphinx): the deltas then do not concatenate to `transcript`.
+       */
+      revised: boolean
       /** Seconds from the session's first appended sample. */
       startSeconds: number
       endSeconds: number

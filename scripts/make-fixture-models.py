@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Writes small random-weight speech models that sherpa-onnx loads like real ones.
 
-Usage: /usr/bin/python3 scripts/make-fixture-models.py OUT_DIR [--only nemo-tdt,zipformer,whisper]
+Usage: /usr/bin/python3 scripts/make-fixture-models.py OUT_DIR [--only nemo-tdt,zipformer,whisper,streaming-zipformer]
 
 Each model keeps the input/output layout, element types and metadata that sherpa-onnx 1.13 expects from a
-real export (NeMo Parakeet TDT transducer, icefall zipformer transducer, OpenAI Whisper), so the engine code
+real export (NeMo Parakeet TDT transducer, icefall zipformer transducer and streaming zipformer
+transducer, OpenAI Whisper), so the engine code
 paths are the real ones. The weights are random (fixed seed), so the text is junk, but it is deterministic:
 every model gates its output on frame energy (digital silence decodes to nothing) and masks special tokens.
 
@@ -354,6 +355,113 @@ def make_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsamplin
     write_bpe_vocab(os.path.join(out, 'bpe.vocab'), specials + pieces)
 
 
+# ---------------------------------------------------------------- streaming zipformer transducer (icefall layout)
+
+# One encoder stack of one layer, tiny dimensions: the state tensors have the real names, order and shapes
+# (sherpa-onnx's OnlineZipformer2TransducerModel builds them from the metadata), and pass through unchanged.
+STREAMING = {
+    'encoder_dims': [8],
+    'num_encoder_layers': [1],
+    'query_head_dims': [4],
+    'value_head_dims': [4],
+    'num_heads': [2],
+    'cnn_module_kernels': [3],
+    'left_context_len': [16],
+    'decode_chunk_len': 32,
+    'T': 45,
+}
+
+
+def streaming_state_inputs(feat_dim):
+    """(name, element type, shape) of each encoder state, in the order sherpa-onnx passes them."""
+    states = []
+    layer = 0
+    for stack, layers in enumerate(STREAMING['num_encoder_layers']):
+        dim = STREAMING['encoder_dims'][stack]
+        left = STREAMING['left_context_len'][stack]
+        heads = STREAMING['num_heads'][stack]
+        key_dim = STREAMING['query_head_dims'][stack] * heads
+        value_dim = STREAMING['value_head_dims'][stack] * heads
+        half_kernel = STREAMING['cnn_module_kernels'][stack] // 2
+        for _ in range(layers):
+            states += [
+                (f'cached_key_{layer}', TensorProto.FLOAT, [left, 'N', key_dim]),
+                (f'cached_nonlin_attn_{layer}', TensorProto.FLOAT, [1, 'N', left, 3 * dim // 4]),
+                (f'cached_val1_{layer}', TensorProto.FLOAT, [left, 'N', value_dim]),
+                (f'cached_val2_{layer}', TensorProto.FLOAT, [left, 'N', value_dim]),
+                (f'cached_conv1_{layer}', TensorProto.FLOAT, ['N', dim, half_kernel]),
+                (f'cached_conv2_{layer}', TensorProto.FLOAT, ['N', dim, half_kernel]),
+            ]
+            layer += 1
+    embed_dim = (((feat_dim - 1) // 2) - 1) // 2
+    states.append(('embed_states', TensorProto.FLOAT, ['N', 128, 3, embed_dim]))
+    states.append(('processed_lens', TensorProto.INT64, ['N']))
+    return states
+
+
+def streaming_zipformer_encoder(path, rng, feat_dim, d_model, subsampling):
+    """x (N, T, 80) + states -> encoder_out (N, chunk / 4, 1 + D) + new states; the gate is channel 0.
+
+    Like the offline fixture encoder, on the chunk's first decode_chunk_len frames (the rest is the right
+    context a real model looks ahead into).
+    """
+    chunk = STREAMING['decode_chunk_len']
+    w_conv = (rng.standard_normal((d_model, feat_dim, subsampling)) * 0.05).astype(np.float32)
+    gate_nodes, gate_inits, gate = energy_gate_nodes('g_', 'x_t', 1, threshold=-4.0, sharpness=1.0)
+    nodes = [
+        helper.make_node('Slice', ['x', 'chunk_start', 'chunk_end', 'chunk_axis'], ['x_chunk']),
+        helper.make_node('Transpose', ['x_chunk'], ['x_t'], perm=[0, 2, 1]),
+    ] + gate_nodes
+    nodes += subsample_nodes('x_t', gate, subsampling) + [
+        helper.make_node('Concat', ['gate_sub', 'content'], ['enc_ct'], axis=1),
+        helper.make_node('Transpose', ['enc_ct'], ['encoder_out'], perm=[0, 2, 1]),
+    ]
+    states = streaming_state_inputs(feat_dim)
+    for name, _, _ in states[:-1]:
+        nodes.append(helper.make_node('Identity', [name], ['new_' + name]))
+    nodes.append(helper.make_node('Add', ['processed_lens', 'chunk_len'], ['new_processed_lens']))
+    inits = gate_inits + subsample_inits(w_conv, subsampling) + [
+        const('chunk_start', np.array([0], dtype=np.int64)),
+        const('chunk_end', np.array([chunk], dtype=np.int64)),
+        const('chunk_axis', np.array([1], dtype=np.int64)),
+        const('chunk_len', np.array([chunk], dtype=np.int64)),
+    ]
+    graph = helper.make_graph(
+        nodes, 'encoder',
+        [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', STREAMING['T'], feat_dim])]
+        + [helper.make_tensor_value_info(name, kind, shape) for name, kind, shape in states],
+        [helper.make_tensor_value_info('encoder_out', TensorProto.FLOAT, ['N', chunk // subsampling, 1 + d_model])]
+        + [helper.make_tensor_value_info('new_' + name, kind, shape) for name, kind, shape in states],
+        inits,
+    )
+    as_list = lambda values: ','.join(str(v) for v in values)  # noqa: E731
+    write_model(graph, path, {
+        'model_type': 'zipformer2',
+        'version': '1',
+        'model_author': 'dictum test fixture (random weights)',
+        'comment': 'streaming zipformer layout, random weights: output is junk, gated on frame energy',
+        'decode_chunk_len': chunk,
+        'T': STREAMING['T'],
+        **{key: as_list(STREAMING[key]) for key in (
+            'num_encoder_layers', 'encoder_dims', 'cnn_module_kernels', 'left_context_len', 'query_head_dims',
+            'value_head_dims', 'num_heads')},
+    })
+
+
+def make_streaming_zipformer(out, rng, feat_dim=80, d_model=32, context_size=2, subsampling=4):
+    os.makedirs(out, exist_ok=True)
+    specials = ['<blk>', '<sos/eos>', '<unk>']
+    pieces = bpe_pieces(upper=True)
+    vocab = len(specials) + len(pieces)
+    name = 'epoch-99-avg-1-chunk-16-left-128'
+    streaming_zipformer_encoder(os.path.join(out, f'encoder-{name}.int8.onnx'), rng, feat_dim, d_model,
+                                subsampling)
+    zipformer_decoder(os.path.join(out, f'decoder-{name}.onnx'), rng, vocab, d_model, context_size)
+    zipformer_joiner(os.path.join(out, f'joiner-{name}.int8.onnx'), rng, vocab, d_model)
+    write_tokens(os.path.join(out, 'tokens.txt'), specials + pieces)
+    write_bpe_vocab(os.path.join(out, 'bpe.vocab'), specials + pieces)
+
+
 # ---------------------------------------------------------------- Whisper (sherpa-onnx export layout)
 
 
@@ -517,6 +625,7 @@ MAKERS = {
     'nemo-tdt': make_nemo_tdt,
     'zipformer': make_zipformer,
     'whisper': make_whisper,
+    'streaming-zipformer': make_streaming_zipformer,
 }
 
 

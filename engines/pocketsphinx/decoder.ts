@@ -35,6 +35,8 @@ export class PocketsphinxDecoder {
   #dictionaryKey = '[]'
   /** The model's own language model, shared by the custom-words searches. */
   #mainLm: Pointer | null = null
+  /** A live utterance is going on ({@link startUtterance}). */
+  #inUtterance = false
 
   private constructor(native: PocketsphinxNative, config: Pointer, decoder: Pointer, paths: ModelPaths) {
     this.#native = native
@@ -168,6 +170,34 @@ export class PocketsphinxDecoder {
     return { hypothesis, segments: this.#segments(decoder) }
   }
 
+  /**
+   * Starts a live utterance, decoded chunk by chunk ({@link processChunk}). The library then normalises the
+   * cepstra with its running (live) mean instead of the whole utterance's, and keeps doing so on this decoder
+   * for good: a decoder that has streamed no longer gives `decode`'s batch results, so streams have their own.
+   */
+  startUtterance(): void {
+    const native = this.#native
+    if (native.ps_start_utt(this.#live()) < 0) throw new Error('ps_start_utt failed')
+    this.#inUtterance = true
+  }
+
+  /** Decodes the next chunk of the live utterance; returns the hypothesis so far ('' : nothing yet). */
+  processChunk(pcm: Int16Array): string {
+    const native = this.#native
+    const decoder = this.#live()
+    if (!this.#inUtterance) throw new Error('no utterance started')
+    if (pcm.length > 0 && native.ps_process_raw(decoder, pcm, pcm.length, 0, 0) < 0)
+      throw new Error('ps_process_raw failed')
+    return native.ps_get_hyp(decoder, [0]) ?? ''
+  }
+
+  /** Ends the live utterance, if one is going on (its result is not needed: see PocketsphinxStream). */
+  endUtterance(): void {
+    if (!this.#inUtterance || !this.#decoder) return
+    this.#inUtterance = false
+    this.#native.ps_end_utt(this.#decoder)
+  }
+
   #segments(decoder: Pointer): DecodedSegment[] {
     const native = this.#native
     const segments: DecodedSegment[] = []
@@ -189,6 +219,7 @@ export class PocketsphinxDecoder {
 
   /** Frees the decoder and its configuration. Safe to call twice. */
   free(): void {
+    this.endUtterance()
     if (this.#decoder) this.#native.ps_free(this.#decoder)
     if (this.#config) this.#native.cmd_ln_free_r(this.#config)
     this.#decoder = null

@@ -31,6 +31,7 @@ export default defineEngine({
     segmentTimestamps: true,
     languages: [options.language],
     maxAudioSeconds: MAX_AUDIO_SECONDS,
+    streaming: options.streaming,
   }),
   isolation: 'process',
   probe,

@@ -1,6 +1,8 @@
 import {
   type EngineContext,
   type EngineInstance,
+  type EngineStream,
+  type EngineStreamOptions,
   type EngineTranscribeRequest,
   type EngineTranscribeResult,
   errors,
@@ -10,15 +12,30 @@ import type { PocketsphinxDecoder } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
 import { type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
 import { letterToSound, type PronunciationDictionary, readDictionary } from './pronunciations.ts'
+import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'
 
 /**
- * A pocketsphinx engine instance: one decoder, loaded once and reused. A decoder is not thread-safe; the
- * engine runner gives each instance one utterance at a time.
+ * Live decoders kept for the next stream when theirs ends. Each holds a copy of the model (~95 MB, ~0.2 s to
+ * load): enough for a few sessions taking turns without loading one per utterance, without keeping a burst's
+ * worth for good.
+ */
+export const MAX_IDLE_LIVE_DECODERS = 4
+
+/**
+ * A pocketsphinx engine instance: one batch decoder, loaded once and reused for `transcribe` and for the
+ * final pass of streams, and live decoders for the streams open at once (stream.ts). Calls into the library
+ * are synchronous, so a decoder never serves two calls at once.
  */
 export class PocketsphinxEngine implements EngineInstance {
   readonly #context: EngineContext<PocketsphinxOptions>
   #decoder: PocketsphinxDecoder | null = null
+  /** Opens a decoder of the loaded model (set by load()). */
+  #newDecoder: (() => PocketsphinxDecoder) | null = null
+  /** Live decoders with no stream, ready for the next one. */
+  readonly #idle: PocketsphinxDecoder[] = []
+  /** Live decoders of the streams going on. */
+  readonly #busy = new Set<PocketsphinxDecoder>()
   #loading: Promise<void> | null = null
   #paths: ModelPaths | null = null
   /** The model's pronunciation dictionary, read the first time custom words come. */
@@ -40,20 +57,63 @@ export class PocketsphinxEngine implements EngineInstance {
 
   async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
     signal?.throwIfAborted()
-    const { language } = this.#context.options
-    if (request.samples.length === 0) return { text: '', confidence: null, words: [], segments: [], language }
+    if (request.samples.length === 0) return this.#decodeWhole(new Int16Array(0), null)
     await this.load()
-    const decoder = this.#decoder as PocketsphinxDecoder
     const plan = request.customWords.length > 0 ? await this.#planFor(request.customWords) : null
-    decoder.useBias(plan)
     // One native call for the whole piece: it cannot be interrupted, so the signal is only checked before.
-    return toTranscript(decoder.decode(toInt16(request.samples)), language, plan?.canonical)
+    return this.#decodeWhole(toInt16(request.samples), plan)
+  }
+
+  /** Opens a live utterance on a live decoder of its own (an idle one, else a new one), with its custom words. */
+  async openStream(options: EngineStreamOptions): Promise<EngineStream> {
+    await this.load()
+    const plan = options.customWords.length > 0 ? await this.#planFor(options.customWords) : null
+    if (!this.#decoder) throw new Error('the pocketsphinx engine is closed')
+    const decoder = this.#idle.pop() ?? (this.#newDecoder as () => PocketsphinxDecoder)()
+    this.#busy.add(decoder)
+    try {
+      decoder.useBias(plan)
+      return new PocketsphinxStream({
+        decoder,
+        plan,
+        decodeWhole: (pcm, streamPlan) => this.#decodeWhole(pcm, streamPlan),
+        release: (done) => this.#release(done),
+      })
+    } catch (err) {
+      this.#release(decoder)
+      throw err
+    }
+  }
+
+  /** Live decoders: held by streams going on, and idle (kept for the next stream). */
+  get liveDecoders(): { busy: number; idle: number } {
+    return { busy: this.#busy.size, idle: this.#idle.length }
   }
 
   async close(): Promise<void> {
     await this.#loading?.catch(() => {})
     this.#decoder?.free()
     this.#decoder = null
+    for (const decoder of this.#idle.splice(0)) decoder.free()
+    // Streams still open lose their decoder now; their finish then fails, their cancel is harmless.
+    for (const decoder of this.#busy) decoder.free()
+    this.#busy.clear()
+  }
+
+  /** A whole piece through the batch decoder: `transcribe`, and the final pass of a stream. */
+  #decodeWhole(pcm: Int16Array, plan: BiasPlan | null): EngineTranscribeResult {
+    const { language } = this.#context.options
+    if (pcm.length === 0) return { text: '', confidence: null, words: [], segments: [], language }
+    if (!this.#decoder) throw new Error('the pocketsphinx engine is closed')
+    this.#decoder.useBias(plan)
+    return toTranscript(this.#decoder.decode(pcm), language, plan?.canonical)
+  }
+
+  /** A stream's live decoder back: kept idle for the next stream, or freed (too many idle, or closed). */
+  #release(decoder: PocketsphinxDecoder): void {
+    if (!this.#busy.delete(decoder)) return
+    if (this.#decoder && this.#idle.length < MAX_IDLE_LIVE_DECODERS) this.#idle.push(decoder)
+    else decoder.free()
   }
 
   /** The bias plan of these custom words, built once per list (dictionary version) and then reused. */
@@ -97,7 +157,9 @@ export class PocketsphinxEngine implements EngineInstance {
       import('./decoder.ts'),
     ])
     const native = await loadNative(installation.libraries)
-    this.#decoder = PocketsphinxDecoder.open(native, installation.paths, searchArguments(options))
+    const search = searchArguments(options)
+    this.#newDecoder = () => PocketsphinxDecoder.open(native, installation.paths, search)
+    this.#decoder = this.#newDecoder()
     this.#paths = installation.paths
     logger.info(
       { ...installation.paths, ms: Math.round(performance.now() - started) },

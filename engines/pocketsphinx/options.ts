@@ -40,6 +40,11 @@ export const PocketsphinxOptionsSchema = Type.Object(
       description:
         "Let noise removal, silence removal and live cepstral mean normalisation carry what they learned from one request to the next (pocketsphinx's live-mode defaults). Off by default, so the same audio always gives the same text whatever was decoded before.",
     }),
+    streaming: Type.Boolean({
+      default: true,
+      description:
+        "Partial text while a live utterance goes on (a live decoder per session, about 95 MB each, beside the final pass). Off: live sessions get each utterance's text when it ends.",
+    }),
     libraryDir: Type.Optional(
       PathString(
         'Folder holding libpocketsphinx.so.3 and libsphinxbase.so.3; default: the system library folders.',

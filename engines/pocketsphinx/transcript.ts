@@ -41,12 +41,22 @@ export function toTranscript(
       end: (segment.endFrame + 1) / FRAMES_PER_SECOND,
       confidence: clamp01(segment.posterior),
     }))
-  const text = decoded.hypothesis.trim().split(/\s+/).filter(Boolean).map(shown).join(' ')
+  const text = hypothesisText(decoded.hypothesis, canonical)
   const first = words[0]
   const last = words.at(-1)
   if (!text || !first || !last) return { text, confidence: null, words: [], segments: [], language }
   const confidence = words.reduce((sum, word) => sum + (word.confidence ?? 0), 0) / words.length
   return { text, confidence, words, segments: [{ text, start: first.start, end: last.end }], language }
+}
+
+/** The decoder's hypothesis as transcript text: words single-spaced, custom words in their canonical form. */
+export function hypothesisText(hypothesis: string, canonical?: ReadonlyMap<string, string>): string {
+  return hypothesis
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => canonical?.get(word) ?? word)
+    .join(' ')
 }
 
 function clamp01(value: number): number {

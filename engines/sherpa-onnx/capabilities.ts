@@ -3,7 +3,7 @@
 import type { EngineCapabilities } from '../../sdk/plugin.ts'
 import { describeModel } from './model-spec.ts'
 import type { SherpaFamily, SherpaOnnxOptions } from './options.ts'
-import { TRANSDUCER_FAMILIES } from './options.ts'
+import { STREAMING_FAMILIES, TRANSDUCER_FAMILIES } from './options.ts'
 import { decodingMethodOf } from './recognizer-config.ts'
 
 /**
@@ -15,6 +15,8 @@ import { decodingMethodOf } from './recognizer-config.ts'
 export const MAX_AUDIO_SECONDS: Record<SherpaFamily, number> = {
   'nemo-transducer': 60,
   'zipformer-transducer': 60,
+  // Decoded chunk by chunk with a bounded left context: cost grows with the length, not its square.
+  'streaming-zipformer-transducer': 120,
   'nemo-ctc': 60,
   whisper: 29,
   moonshine: 30,
@@ -41,5 +43,6 @@ export function sherpaCapabilities(options: SherpaOnnxOptions): EngineCapabiliti
       options.maxAudioSeconds ?? familyLimit,
       model.family === 'whisper' ? 29 : Infinity,
     ),
+    streaming: model.family !== null && STREAMING_FAMILIES.includes(model.family),
   }
 }

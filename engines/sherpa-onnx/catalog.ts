@@ -18,8 +18,18 @@ import { FAMILIES, type SherpaFamily } from './options.ts'
 
 /** File names and settings the engine needs to load a catalog model (all paths relative to its folder). */
 export interface SherpaOnnxHints {
-  /** sherpa-onnx `modelType` / the model config block the files go into. */
-  modelType: 'nemo_transducer' | 'transducer' | 'nemo_ctc' | 'whisper' | 'moonshine' | 'sense_voice'
+  /**
+   * sherpa-onnx `modelType` / the model config block the files go into. `online_transducer`: a streaming
+   * transducer for sherpa-onnx's OnlineRecognizer (which reads the exact type from the encoder's metadata).
+   */
+  modelType:
+    | 'nemo_transducer'
+    | 'transducer'
+    | 'online_transducer'
+    | 'nemo_ctc'
+    | 'whisper'
+    | 'moonshine'
+    | 'sense_voice'
   /** Feature dimension (mel bins) the model was trained with. */
   featureDim: number
   tokens: string
@@ -135,6 +145,37 @@ function whisper(size: string, sizeBytes: number, sha256: string): SherpaCatalog
       encoder: files[0],
       decoder: files[1],
       tokens: files[2] as string,
+    },
+  }
+}
+
+/** Streaming zipformer transducers (icefall exports): int8 encoder and joiner, fp32 decoder, as upstream runs them. */
+function streamingZipformer(
+  facts: ArchiveFacts & { sizeExact: boolean },
+  suffix: string,
+): SherpaCatalogEntry {
+  const files = [
+    `encoder-${suffix}.int8.onnx`,
+    `decoder-${suffix}.onnx`,
+    `joiner-${suffix}.int8.onnx`,
+    'tokens.txt',
+  ]
+  return {
+    ...sherpaArchive(facts),
+    sizeExact: facts.sizeExact,
+    family: 'streaming-zipformer-transducer',
+    files,
+    customWords: false,
+    license: 'Apache-2.0 (k2-fsa icefall)',
+    notes:
+      'Streaming: decodes audio as it arrives (live partials). The archive also holds fp32 files; the int8 ones are what the engine loads.',
+    hints: {
+      modelType: 'online_transducer',
+      featureDim: 80,
+      encoder: files[0],
+      decoder: files[1],
+      joiner: files[2],
+      tokens: 'tokens.txt',
     },
   }
 }
@@ -281,6 +322,32 @@ export const SHERPA_ONNX_CATALOG: readonly SherpaCatalogEntry[] = [
       bpeVocab: 'bpe.vocab',
     },
   },
+  // Size: one public project states the exact byte count, others ~296 MiB; no digest is stated twice.
+  streamingZipformer(
+    {
+      id: 'streaming-zipformer-en',
+      displayName: 'Zipformer transducer (English, LibriSpeech), streaming',
+      name: 'sherpa-onnx-streaming-zipformer-en-2023-06-26',
+      sizeBytes: 310_414_022,
+      sizeExact: false,
+      sha256: null,
+      languages: ['en'],
+    },
+    'epoch-99-avg-1-chunk-16-left-128',
+  ),
+  // Digest and exact size: stated identically by two independent public projects (one checks it at runtime).
+  streamingZipformer(
+    {
+      id: 'streaming-zipformer-small-zh-en',
+      displayName: 'Zipformer small transducer (Chinese and English), streaming',
+      name: 'sherpa-onnx-streaming-zipformer-small-bilingual-zh-en-2023-02-16',
+      sizeBytes: 458_187_351,
+      sizeExact: true,
+      sha256: '2b7c63322b32e5e0f2526043a1103366119ca58dd615cd7105a37c01db9553d7',
+      languages: ['zh', 'en'],
+    },
+    'epoch-99-avg-1',
+  ),
 ]
 
 /** The entry with this id, when it is one of this engine's. */

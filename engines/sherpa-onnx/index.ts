@@ -1,6 +1,7 @@
 /**
- * sherpa-onnx engine: offline (non-streaming) recognition with NeMo Parakeet / zipformer transducers,
- * NeMo CTC, Whisper, Moonshine and SenseVoice models through sherpa-onnx-node. Transducers under
+ * sherpa-onnx engine: offline recognition with NeMo Parakeet / zipformer transducers, NeMo CTC, Whisper,
+ * Moonshine and SenseVoice models, and streaming recognition (live partials) with streaming zipformer
+ * transducers, through sherpa-onnx-node. Transducers under
  * modified_beam_search take the dictionary's custom words as per-request hotwords.
  */
 

@@ -5,6 +5,7 @@ import path from 'node:path'
 import {
   type EngineContext,
   type EngineInstance,
+  type EngineStream,
   type EngineTranscribeRequest,
   type EngineTranscribeResult,
   errors,
@@ -19,8 +20,10 @@ import {
   loadSherpaOnnx,
   type OfflineRecognizer,
   type OfflineRecognizerResult,
+  type OnlineRecognizer,
 } from './native.ts'
-import type { SherpaOnnxOptions } from './options.ts'
+import { type OnlineDecoded, OnlineUtterance, SherpaOnlineStream } from './online.ts'
+import { type SherpaOnnxOptions, STREAMING_FAMILIES } from './options.ts'
 import { decodingMethodOf, recognizerConfig } from './recognizer-config.ts'
 import { hasInvalidScores, parseResult } from './result.ts'
 import { writeDerivedBpeVocab } from './tokens.ts'
@@ -32,7 +35,10 @@ const MIN_SAMPLES = 1600
 interface Loaded {
   spec: ModelSpec
   model: ValidatedModel
-  recognizer: OfflineRecognizer
+  /** The recognizer of an offline model, or null for a streaming one. */
+  recognizer: OfflineRecognizer | null
+  /** The recognizer of a streaming model (STREAMING_FAMILIES), or null. */
+  online: OnlineRecognizer | null
   bpeVocab: string | null
   language: string
 }
@@ -95,17 +101,30 @@ export class SherpaOnnxEngine implements EngineInstance {
     const language = languageToUse(spec.family, model.declaredLanguages, options.language, undefined)
     const config = recognizerConfig({ spec, options, bpeVocab, language })
     const native = loadSherpaOnnx()
-    const recognizer = await native.OfflineRecognizer.createAsync(config).catch((error: unknown) => {
+    const rejected = (error: unknown) => {
       const detail = String((error as Error)?.message ?? error).replaceAll(spec.dir, '<model folder>')
-      throw errors.MODEL_INVALID(
+      return errors.MODEL_INVALID(
         `${spec.catalogId ?? 'modelDir'}: the runtime rejected the model: ${detail}`,
         {
           cause: error,
           extra: { fix: spec.fix },
         },
       )
-    })
-    const loaded = { spec, model, recognizer, bpeVocab, language }
+    }
+    let recognizer: OfflineRecognizer | null = null
+    let online: OnlineRecognizer | null = null
+    if (STREAMING_FAMILIES.includes(spec.family)) {
+      try {
+        online = new native.OnlineRecognizer(config)
+      } catch (error) {
+        throw rejected(error)
+      }
+    } else {
+      recognizer = await native.OfflineRecognizer.createAsync(config).catch((error: unknown) => {
+        throw rejected(error)
+      })
+    }
+    const loaded = { spec, model, recognizer, online, bpeVocab, language }
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine was closed while loading')
     this.#loaded = loaded
     const ms = Math.round(performance.now() - started)
@@ -133,7 +152,9 @@ export class SherpaOnnxEngine implements EngineInstance {
     await this.load()
     const loaded = this.#loaded
     if (!loaded || this.#closed) throw errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine is closed')
-    const { spec, recognizer } = loaded
+    if (loaded.online) return this.#transcribeOnline(loaded, loaded.online, request)
+    const { spec } = loaded
+    const recognizer = loaded.recognizer as OfflineRecognizer
     const useWords = loaded.bpeVocab !== null && request.customWords.length > 0
     const plan = useWords
       ? planHotwords(request.customWords, loaded.model.tokens, this.#context.options.hotwordsScore)
@@ -166,6 +187,47 @@ export class SherpaOnnxEngine implements EngineInstance {
     }
   }
 
+  /**
+   * A whole piece through a streaming model: fed at once, then flushed as a stream's end is (online.ts), so
+   * a live utterance's final result and the file transcription of the same audio are the same.
+   */
+  #transcribeOnline(
+    loaded: Loaded,
+    online: OnlineRecognizer,
+    request: EngineTranscribeRequest,
+  ): EngineTranscribeResult {
+    // No MIN_SAMPLES here: the tail padding gives the encoder its frames, and a live utterance that short
+    // must get the same (empty or not) text.
+    const utterance = new OnlineUtterance(online)
+    utterance.accept(request.samples)
+    return this.#onlineResult(loaded, utterance.finish())
+  }
+
+  /** Opens a live utterance on a streaming model (its own sherpa-onnx stream). */
+  async openStream(): Promise<EngineStream> {
+    await this.load()
+    const loaded = this.#loaded
+    if (!loaded || this.#closed) throw errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine is closed')
+    if (!loaded.online) {
+      throw errors.ENGINE_STREAMING_UNSUPPORTED(
+        `${loaded.spec.catalogId ?? 'the model in modelDir'} is not a streaming model`,
+      )
+    }
+    return new SherpaOnlineStream(new OnlineUtterance(loaded.online), (decoded) =>
+      this.#onlineResult(loaded, decoded),
+    )
+  }
+
+  #onlineResult(loaded: Loaded, decoded: OnlineDecoded): EngineTranscribeResult {
+    if (decoded.invalid) throw producesNaN(loaded.spec)
+    const text = decoded.result.text.trim()
+    return {
+      text,
+      confidence: text ? confidenceOf(decoded.result) : null,
+      debug: this.#debug(loaded.spec, null),
+    }
+  }
+
   /** What the result's `debug` says: the model, the decoding method and the hotwords actually passed. */
   #debug(spec: ModelSpec, plan: HotwordPlan | null): Record<string, unknown> {
     return {
@@ -186,7 +248,7 @@ export class SherpaOnnxEngine implements EngineInstance {
       requested,
     )
     if (language === loaded.language) return
-    loaded.recognizer.setConfig(
+    loaded.recognizer?.setConfig(
       recognizerConfig({ spec: loaded.spec, options, bpeVocab: loaded.bpeVocab, language }),
     )
     loaded.language = language

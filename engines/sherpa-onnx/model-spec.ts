@@ -46,6 +46,7 @@ export interface ModelSpec extends ModelDescription {
 export const REQUIRED_ROLES: Record<SherpaFamily, FileRole[]> = {
   'nemo-transducer': ['encoder', 'decoder', 'joiner', 'tokens'],
   'zipformer-transducer': ['encoder', 'decoder', 'joiner', 'tokens'],
+  'streaming-zipformer-transducer': ['encoder', 'decoder', 'joiner', 'tokens'],
   'nemo-ctc': ['model', 'tokens'],
   'sense-voice': ['model', 'tokens'],
   whisper: ['encoder', 'decoder', 'tokens'],

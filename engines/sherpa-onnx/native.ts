@@ -28,13 +28,30 @@ export interface OfflineRecognizer {
   setConfig(config: unknown): void
 }
 
+/** A streaming model's stream: audio goes in as it comes; `inputFinished` flushes the last frames. */
+export interface OnlineStream {
+  readonly handle: unknown
+  acceptWaveform(wave: { samples: Float32Array; sampleRate: number }): void
+  inputFinished(): void
+}
+
+/** sherpa-onnx's recognizer for streaming models; every call is synchronous. */
+export interface OnlineRecognizer {
+  readonly handle: unknown
+  createStream(): OnlineStream
+  isReady(stream: OnlineStream): boolean
+  decode(stream: OnlineStream): void
+}
+
 /** The native addon's decode, which answers the result as JSON text (see result.ts for why not decodeAsync). */
 interface SherpaOnnxAddon {
   decodeOfflineStreamAsync(recognizer: unknown, stream: unknown): Promise<string>
+  getOnlineStreamResultAsJson(recognizer: unknown, stream: unknown): string
 }
 
 export interface SherpaOnnxModule {
   OfflineRecognizer: { createAsync(config: unknown): Promise<OfflineRecognizer> }
+  OnlineRecognizer: new (config: unknown) => OnlineRecognizer
   /** Reads a WAV file as the sherpa-onnx examples do (benchmarks compare against that). */
   readWave(file: string): { samples: Float32Array; sampleRate: number }
 }
@@ -52,6 +69,12 @@ export function loadSherpaOnnx(): SherpaOnnxModule {
 export function decodeToJson(recognizer: OfflineRecognizer, stream: OfflineStream): Promise<string> {
   const addon = createRequire(import.meta.url)(`${PACKAGE}/addon.js`) as SherpaOnnxAddon
   return addon.decodeOfflineStreamAsync(recognizer.handle, stream.handle)
+}
+
+/** A streaming recognizer's result so far, as JSON text (parsed by result.ts, like the offline one). */
+export function onlineResultJson(recognizer: OnlineRecognizer, stream: OnlineStream): string {
+  const addon = createRequire(import.meta.url)(`${PACKAGE}/addon.js`) as SherpaOnnxAddon
+  return addon.getOnlineStreamResultAsJson(recognizer.handle, stream.handle)
 }
 
 /**

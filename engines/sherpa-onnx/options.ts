@@ -4,6 +4,7 @@ import { type Static, Type } from '@sinclair/typebox'
 export const FAMILIES = [
   'nemo-transducer',
   'zipformer-transducer',
+  'streaming-zipformer-transducer',
   'nemo-ctc',
   'whisper',
   'moonshine',
@@ -14,6 +15,12 @@ export type SherpaFamily = (typeof FAMILIES)[number]
 
 /** Families whose decoder can be biased with hotwords (under modified_beam_search). */
 export const TRANSDUCER_FAMILIES: readonly SherpaFamily[] = ['nemo-transducer', 'zipformer-transducer']
+
+/**
+ * Families of streaming (online) models: the engine builds sherpa-onnx's OnlineRecognizer for them, which
+ * decodes audio as it arrives (live partials), and transcribes whole pieces through it too.
+ */
+export const STREAMING_FAMILIES: readonly SherpaFamily[] = ['streaming-zipformer-transducer']
 
 export const DEFAULT_MODEL = 'parakeet-tdt-0.6b-v2'
 

@@ -2,7 +2,7 @@
 import path from 'node:path'
 import type { ModelSpec } from './model-spec.ts'
 import type { SherpaOnnxOptions } from './options.ts'
-import { TRANSDUCER_FAMILIES } from './options.ts'
+import { STREAMING_FAMILIES, TRANSDUCER_FAMILIES } from './options.ts'
 
 export type DecodingMethod = 'greedy_search' | 'modified_beam_search'
 
@@ -11,6 +11,7 @@ export function decodingMethodOf(
   options: SherpaOnnxOptions,
   family: ModelSpec['family'] | null,
 ): DecodingMethod {
+  if (family && STREAMING_FAMILIES.includes(family)) return options.decodingMethod ?? 'greedy_search'
   if (!family || !TRANSDUCER_FAMILIES.includes(family)) return 'greedy_search'
   return options.decodingMethod ?? 'modified_beam_search'
 }
@@ -40,6 +41,15 @@ function familyBlock({ spec, options, language }: RecognizerInputs): Record<stri
           joiner: file(spec, 'joiner'),
         },
         modelType: spec.family === 'nemo-transducer' ? 'nemo_transducer' : 'transducer',
+      }
+    case 'streaming-zipformer-transducer':
+      // No modelType: sherpa-onnx reads it from the encoder's metadata (zipformer, zipformer2…).
+      return {
+        transducer: {
+          encoder: file(spec, 'encoder'),
+          decoder: file(spec, 'decoder'),
+          joiner: file(spec, 'joiner'),
+        },
       }
     case 'nemo-ctc':
       return { nemoCtc: { model: file(spec, 'model') } }
@@ -89,5 +99,8 @@ export function recognizerConfig(inputs: RecognizerInputs): Record<string, unkno
     decodingMethod,
     maxActivePaths: options.maxActivePaths,
     hotwordsScore: options.hotwordsScore,
+    // Streaming models: the kernel decides where an utterance ends (its VAD, the client's commit), so the
+    // recognizer's own endpoint detection stays off.
+    ...(STREAMING_FAMILIES.includes(spec.family) ? { enableEndpoint: 0 } : {}),
   }
 }

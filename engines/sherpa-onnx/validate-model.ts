@@ -24,6 +24,10 @@ export interface ValidatedModel {
 const REQUIRED_METADATA: Partial<Record<ModelSpec['family'], Partial<Record<FileRole, string[]>>>> = {
   'nemo-transducer': { encoder: ['vocab_size', 'subsampling_factor', 'pred_rnn_layers', 'pred_hidden'] },
   'zipformer-transducer': { decoder: ['vocab_size', 'context_size'] },
+  'streaming-zipformer-transducer': {
+    encoder: ['model_type', 'decode_chunk_len', 'T'],
+    decoder: ['vocab_size', 'context_size'],
+  },
   'nemo-ctc': { model: ['vocab_size', 'subsampling_factor'] },
   whisper: {
     encoder: 'n_mels n_text_layer n_text_ctx n_text_state n_vocab sot eot blank_id translate transcribe'
@@ -96,7 +100,7 @@ function checkVocabulary(spec: ModelSpec, validated: Omit<ValidatedModel, 'bpeVo
     if (validated.tokens.symbols[count - 1] !== '<blk>')
       throw invalid(spec, 'tokens.txt does not end with <blk>')
   }
-  if (spec.family === 'zipformer-transducer') {
+  if (spec.family === 'zipformer-transducer' || spec.family === 'streaming-zipformer-transducer') {
     const vocab = numberOf(decoder?.vocab_size)
     if (count < vocab) throw invalid(spec, `tokens.txt has ${count} tokens, the model ${vocab}`)
   }

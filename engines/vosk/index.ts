@@ -32,6 +32,7 @@ export default defineEngine({
     segmentTimestamps: true,
     languages: voskModel(options, '').languages,
     maxAudioSeconds: options.maxAudioSeconds,
+    streaming: true,
   }),
   isolation: 'process',
   probe,

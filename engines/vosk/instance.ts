@@ -1,6 +1,8 @@
 import {
   type EngineContext,
   type EngineInstance,
+  type EngineStream,
+  type EngineStreamOptions,
   type EngineTranscribeRequest,
   type EngineTranscribeResult,
   errors,
@@ -10,11 +12,15 @@ import { locateLibrary } from './library.ts'
 import { modelProblem, voskModel } from './model.ts'
 import type { Pointer, VoskLibrary } from './native.ts'
 import type { VoskOptions } from './options.ts'
+import { BLOCK_SAMPLES, toPcm16 } from './pcm.ts'
 import { toResult, wordsOf } from './result.ts'
+import { VoskStream } from './stream.ts'
+
+export { toPcm16 }
 
 const SAMPLE_RATE = 16000
-/** Samples per `accept_waveform` call; between calls the event loop runs, so an abort can arrive. */
-const CHUNK_SAMPLES = 8000
+/** Samples between two looks at the abort signal (the event loop runs there). */
+const YIELD_SAMPLES = 8000
 
 /**
  * A Vosk engine instance: the model is loaded once and kept; each transcription gets its own recognizer,
@@ -45,9 +51,7 @@ export class VoskEngine implements EngineInstance {
 
   async transcribe(request: EngineTranscribeRequest, signal?: AbortSignal): Promise<EngineTranscribeResult> {
     signal?.throwIfAborted()
-    const language = voskModel(this.#context.options, this.#context.modelsDir).languages.find(
-      (l) => l !== '*',
-    )
+    const language = this.#language()
     if (request.samples.length === 0) return toResult([], language)
     await this.load()
     const { native } = this.#library as VoskLibrary
@@ -59,6 +63,21 @@ export class VoskEngine implements EngineInstance {
     } finally {
       native.vosk_recognizer_free(recognizer)
     }
+  }
+
+  /** Opens a live utterance: a recognizer of its own, fed as the audio comes (stream.ts). No custom words. */
+  async openStream(_options: EngineStreamOptions): Promise<EngineStream> {
+    await this.load()
+    const library = this.#library as VoskLibrary
+    if (!this.#model) throw errors.ENGINE_UNAVAILABLE('the vosk engine is closed')
+    const recognizer = library.native.vosk_recognizer_new(this.#model, SAMPLE_RATE)
+    if (!recognizer) throw errors.ENGINE_FAILED('vosk: vosk_recognizer_new returned NULL.')
+    library.native.vosk_recognizer_set_words(recognizer, 1)
+    return new VoskStream(library.native, recognizer, this.#language())
+  }
+
+  #language(): string | undefined {
+    return voskModel(this.#context.options, this.#context.modelsDir).languages.find((l) => l !== '*')
   }
 
   async close(): Promise<void> {
@@ -75,13 +94,15 @@ export class VoskEngine implements EngineInstance {
   ): Promise<TranscriptWord[][]> {
     const { native } = this.#library as VoskLibrary
     const utterances: TranscriptWord[][] = []
-    for (let at = 0; at < samples.length; at += CHUNK_SAMPLES) {
-      const pcm = toPcm16(samples.subarray(at, at + CHUNK_SAMPLES))
+    for (let at = 0; at < samples.length; at += BLOCK_SAMPLES) {
+      const pcm = toPcm16(samples.subarray(at, at + BLOCK_SAMPLES))
       if (native.vosk_recognizer_accept_waveform(recognizer, pcm, pcm.length) === 1) {
         utterances.push(wordsOf(native.vosk_recognizer_result(recognizer)))
       }
-      await new Promise((resolve) => setImmediate(resolve))
-      signal?.throwIfAborted()
+      if ((at + BLOCK_SAMPLES) % YIELD_SAMPLES === 0) {
+        await new Promise((resolve) => setImmediate(resolve))
+        signal?.throwIfAborted()
+      }
     }
     utterances.push(wordsOf(native.vosk_recognizer_final_result(recognizer)))
     return utterances
@@ -115,13 +136,4 @@ export class VoskEngine implements EngineInstance {
       'vosk model loaded',
     )
   }
-}
-
-/** Float samples -> little-endian 16-bit PCM bytes, as `vosk_recognizer_accept_waveform` takes them. */
-export function toPcm16(samples: Float32Array): Uint8Array {
-  const out = Buffer.alloc(samples.length * 2)
-  for (let i = 0; i < samples.length; i++) {
-    out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round((samples[i] ?? 0) * 32768))), i * 2)
-  }
-  return out
 }

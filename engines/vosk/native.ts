@@ -15,6 +15,7 @@ export interface VoskNative {
   vosk_recognizer_set_words(recognizer: Pointer, words: number): void
   vosk_recognizer_accept_waveform(recognizer: Pointer, data: Uint8Array, length: number): number
   vosk_recognizer_result(recognizer: Pointer): string
+  vosk_recognizer_partial_result(recognizer: Pointer): string
   vosk_recognizer_final_result(recognizer: Pointer): string
   vosk_recognizer_free(recognizer: Pointer): void
 }
@@ -34,6 +35,7 @@ const FUNCTIONS = {
   vosk_recognizer_accept_waveform:
     'int vosk_recognizer_accept_waveform(void *recognizer, const uint8_t *data, int length)',
   vosk_recognizer_result: 'const char *vosk_recognizer_result(void *recognizer)',
+  vosk_recognizer_partial_result: 'const char *vosk_recognizer_partial_result(void *recognizer)',
   vosk_recognizer_final_result: 'const char *vosk_recognizer_final_result(void *recognizer)',
   vosk_recognizer_free: 'void vosk_recognizer_free(void *recognizer)',
 }

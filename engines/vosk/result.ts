@@ -33,6 +33,16 @@ export function wordsOf(json: string): TranscriptWord[] {
   })
 }
 
+/** The hypothesis of `vosk_recognizer_partial_result` JSON (`{"partial": "..."}`), '' when none. */
+export function partialOf(json: string): string {
+  try {
+    const parsed = JSON.parse(json) as { partial?: unknown }
+    return typeof parsed.partial === 'string' ? parsed.partial.trim() : ''
+  } catch {
+    throw new Error(`libvosk returned a partial result that is not JSON: ${json.slice(0, 80)}`)
+  }
+}
+
 /** Joins the utterances of one piece of audio, each given as its list of words. */
 export function toResult(
   utterances: readonly TranscriptWord[][],

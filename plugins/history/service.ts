@@ -101,11 +101,6 @@ export class HistoryService {
     this.#db = db
     this.#settings = historySettings
     this.#statements = {
-      newest: db.prepare<[number], Row>(
-        `SELECT id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
-                was_ai_processed, ai_processing_error
-           FROM history ORDER BY timestamp_ms DESC, seq DESC LIMIT ?`,
-      ),
       insert: db.prepare(
         `INSERT INTO history (id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
                               was_ai_processed, ai_processing_error)
@@ -208,7 +203,7 @@ export class HistoryService {
 
   /** Newest first, at most `limit` entries. */
   list(limit: number): { count: number; items: HistoryEntry[] } {
-    const items = this.#statements.newest.all(limit).map(toEntry)
+    const items = this.#page({}, limit, undefined).rows.map(toEntry)
     return { count: items.length, items }
   }
 

@@ -135,10 +135,10 @@ interface RouteDoc {
   openAiErrors?: boolean
   /** Extra 200 content types (text formats). */
   textResponses?: string[]
-  /** The content type of `success` when the route answers something other than JSON. */
-  successType?: string
   /** The whole 200 response, for a route that streams several formats. */
   content?: unknown
+  /** The content type of `success` when the route answers something other than JSON. */
+  successType?: string
 }
 
 /** Per route: what the document says beyond the route's own schemas. */
@@ -245,6 +245,19 @@ const ROUTES: Record<string, RouteDoc> = {
   },
   'GET /v1/models': { summary: "OpenAI's model list: engines and catalog models.", errors: [401, 403] },
   'GET /v1/models/{id}': { summary: 'One model.', errors: [401, 403, 404], openAiErrors: true },
+  'POST /v1/models/{id}/pull': {
+    summary:
+      'Download, check and install a catalog model; server-sent events of its progress with Accept: text/event-stream.',
+    content: {
+      description:
+        'JSON when the pull is over; or (Accept: text/event-stream) the events start, progress (phase, receivedBytes, totalBytes, bytesPerSecond, etaSeconds), then done (this JSON) or error (an error body with its status).',
+      content: {
+        'application/json': { schema: PullResultSchema },
+        'text/event-stream': { schema: Type.String() },
+      },
+    },
+    errors: [401, 403, 404, 502, 503],
+  },
   'POST /v1/jobs': {
     summary: 'Queue transcription jobs: a file, folder, glob or URL (JSON), or an upload (form).',
     body: {
@@ -282,19 +295,6 @@ const ROUTES: Record<string, RouteDoc> = {
     success: Type.String(),
     successType: 'text/plain',
     errors: [400, 401, 403, 404],
-  },
-  'POST /v1/models/{id}/pull': {
-    summary:
-      'Download, check and install a catalog model; server-sent events of its progress with Accept: text/event-stream.',
-    content: {
-      description:
-        'JSON when the pull is over; or (Accept: text/event-stream) the events start, progress (phase, receivedBytes, totalBytes, bytesPerSecond, etaSeconds), then done (this JSON) or error (an error body with its status).',
-      content: {
-        'application/json': { schema: PullResultSchema },
-        'text/event-stream': { schema: Type.String() },
-      },
-    },
-    errors: [401, 403, 404, 502, 503],
   },
 }
 
@@ -338,13 +338,13 @@ export const openapi = fp(
             },
           }
         }
+        if (doc.content) response[200] = doc.content
         if (!response[200] && doc.success && doc.successType) {
           response[200] = {
             description: 'OK',
             content: { [doc.successType]: { schema: doc.success } },
           }
         }
-        if (doc.content) response[200] = doc.content
         for (const status of doc.errors) {
           if (response[status]) continue
           const body = doc.openAiErrors && status !== 401 && status !== 403 ? OpenAiErrorBody : ErrorBody

@@ -1,7 +1,7 @@
 /**
  * The stability rule of live deltas (live/deltas.ts) on hypotheses as engines give them, with the real
- * replacement matcher: deltas only grow, a rule spanning words is never cut in half, and a final that
- * revises sent words still leaves a transcript equal to the deltas.
+ * replacement matcher: deltas only grow, a rule spanning words is never cut in half, the final is the
+ * transcript, and a final that revises sent words is marked revised.
  */
 import t from 'tap'
 import { ItemText, longestTriggerWords } from '../../live/deltas.ts'
@@ -22,9 +22,9 @@ function run(hypotheses: string[], final: string, rules: { triggers: string[]; r
   return { deltas, partials, ...end }
 }
 
-t.test('a word is sent once it stayed the same twice and is not the last', async (t) => {
+t.test('a word is sent once it stayed the same in three hypotheses and two words follow it', async (t) => {
   const r = run(
-    ['the', 'the cat', 'the cat sat', 'the cat sat on', 'the cat sat on the mat'],
+    ['the', 'the cat', 'the cat sat', 'the cat sat on', 'the cat sat on the', 'the cat sat on the mat'],
     'the cat sat on the mat',
   )
   t.same(r.deltas, ['the', ' cat', ' sat', ' on', ' the mat'])
@@ -34,9 +34,12 @@ t.test('a word is sent once it stayed the same twice and is not the last', async
 })
 
 t.test('a revised word is not sent until it settles', async (t) => {
-  const r = run(['the', 'the cap', 'the cat', 'the cat sat', 'the cat sat down'], 'the cat sat down')
-  // "cap" became "cat": "cat" is sent only once two hypotheses agree on it
-  t.same(r.deltas, ['the', ' cat', ' sat', ' down'])
+  const r = run(
+    ['the', 'the cap', 'the cat', 'the cat sat', 'the cat sat down', 'the cat sat down here'],
+    'the cat sat down here',
+  )
+  // "cap" became "cat": "cat" is sent only once three hypotheses agree on it
+  t.same(r.deltas, ['the', ' cat', ' sat', ' down here'])
   t.equal(r.deltas.join(''), r.transcript)
 })
 
@@ -70,19 +73,29 @@ t.test('a rule spanning words: its first word waits until the rule is settled', 
   t.ok(r.deltas.length >= 3, `text came early: ${JSON.stringify(r.deltas)}`)
 })
 
-t.test('a final that revises sent words keeps them and appends the rest', async (t) => {
+t.test('a final that revises sent words is the transcript, marked revised', async (t) => {
   const r = run(
-    ['he was', 'he was not', 'he was not until', 'he was not until exposed'],
+    ['he was', 'he was not', 'he was not until', 'he was not until exposed', 'he was not until exposed to'],
     'he was not an ill disposed young man',
   )
   t.same(r.deltas.slice(0, -1).join(''), 'he was not until', 'these were sent')
   t.ok(r.revised)
   t.equal(
     r.transcript,
-    'he was not until ill disposed young man',
-    'sent words kept, the final goes on after as many words',
+    'he was not an ill disposed young man',
+    "the engine's final, as a file transcription gives it",
   )
-  t.equal(r.deltas.join(''), r.transcript, 'still the concatenation of the deltas')
+  t.equal(r.deltas.at(-1), ' ill disposed young man', 'the last delta goes on after as many words')
+  const agreeing = run(
+    ['he was', 'he was not', 'he was not an', 'he was not an ill'],
+    'he was not an ill disposed',
+  )
+  t.notOk(agreeing.revised)
+  t.equal(
+    agreeing.deltas.join(''),
+    agreeing.transcript,
+    'a final that extends the sent words: the deltas make it',
+  )
 })
 
 t.test('whitespace as engines give it; an empty final; a final shorter than what was sent', async (t) => {
@@ -92,8 +105,8 @@ t.test('whitespace as engines give it; an empty final; a final shorter than what
   const empty = run([], '')
   t.same(empty.deltas, [])
   t.equal(empty.transcript, '')
-  const shorter = run(['one', 'one two', 'one two three'], 'one')
-  t.equal(shorter.deltas.join(''), shorter.transcript)
-  t.equal(shorter.transcript, 'one two')
+  const shorter = run(['one', 'one two', 'one two three', 'one two three four'], 'one')
+  t.equal(shorter.deltas.join(''), 'one two', 'sent before the final came')
+  t.equal(shorter.transcript, 'one')
   t.ok(shorter.revised)
 })

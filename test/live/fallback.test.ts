@@ -19,7 +19,10 @@ const COMMIT: LiveSessionOptions = { turnDetection: null, inputSampleRate: 16000
 
 // one app (one engine load) for every case
 const app = installed
-  ? await build(t, { speech: { engine: 'pocketsphinx' }, history: { enabled: true } })
+  ? await build(t, {
+      speech: { engine: 'pocketsphinx', engines: { pocketsphinx: { streaming: false } } },
+      history: { enabled: true },
+    })
   : (null as never)
 
 /** A WAV file of 16-bit mono PCM. */

@@ -65,6 +65,8 @@ t.test('the catalog has every model the project needs', async (t) => {
     'moonshine-base-en',
     'sense-voice-small',
     'zipformer-small-en',
+    'streaming-zipformer-en',
+    'streaming-zipformer-small-zh-en',
     'silero-vad',
     'vosk-model-small-en-us-0.15',
     'vosk-model-en-us-0.22',

@@ -58,10 +58,16 @@ async function setup(t: Test, options: { token?: string } = {}) {
   })
   mirror.files.set('/test-model.tar.bz2', { body: archive })
   mirror.files.set('/bad-sum.tar.bz2', { body: archive })
+  const garbage = Buffer.from('this is not a bzip2 archive '.repeat(100))
+  mirror.files.set('/garbage.tar.bz2', { body: garbage })
   const models = new ModelManager({
     modelsDir: path.join(dataDir, 'models'),
     logger: memoryLogger(),
-    catalog: [entry('test-model'), entry('bad-sum', { sha256: 'f'.repeat(64) })],
+    catalog: [
+      entry('test-model'),
+      entry('bad-sum', { sha256: 'f'.repeat(64) }),
+      entry('garbage', { sha256: sha256(garbage), sizeBytes: garbage.length }),
+    ],
     mirror: mirror.url(''),
     retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
   })
@@ -223,6 +229,13 @@ t.test('failures: a checksum mismatch is an error event or a 502; an unknown mod
   const json = await pull('bad-sum')
   t.equal(json.status, 502)
   t.match(await json.json(), { code: 'MODEL_CHECKSUM_MISMATCH' })
+
+  // An archive that cannot be unpacked (its checksum matches): 503 MODEL_INVALID, naming no local path.
+  const invalid = parseEvents(await (await pull('garbage', SSE)).text()).at(-1)!
+  t.equal(invalid.event, 'error')
+  t.match(invalid.data, { code: 'MODEL_INVALID', status: 503 })
+  t.match(invalid.data.error, /^Model is missing files or corrupt: garbage/)
+  t.notOk(invalid.data.error.includes(dataDir), `no data dir in: ${invalid.data.error}`)
 
   for (const headers of [{}, SSE]) {
     const unknown = await pull('no-such-model', headers)

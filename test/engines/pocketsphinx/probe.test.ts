@@ -112,6 +112,7 @@ t.test('definition: display name and capabilities', async (t) => {
     segmentTimestamps: true,
     languages: ['en'],
     maxAudioSeconds: 60,
+    streaming: true,
   })
   t.equal(pocketsphinx.isolation, 'process')
 })

@@ -25,6 +25,7 @@ t.test('defaults: Parakeet TDT v2, beam search, custom words', async (t) => {
     segmentTimestamps: false,
     languages: ['en'],
     maxAudioSeconds: 60,
+    streaming: false,
   })
   t.equal(engine.isolation, 'process')
 })

@@ -29,6 +29,7 @@ export const FIXTURE_IDS = {
   'nemo-tdt': 'parakeet-tdt-0.6b-v2',
   zipformer: 'zipformer-small-en',
   whisper: 'whisper-tiny',
+  'streaming-zipformer': 'streaming-zipformer-en',
 } as const
 
 export type FixtureName = keyof typeof FIXTURE_IDS

@@ -9,6 +9,7 @@ import path from 'node:path'
 import t from 'tap'
 import { build } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
+import { checkDeltas } from '../../helpers/live-deltas.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
 import { openRealtime, pcmOf, type RealtimeTestClient, type Received, silence } from './realtime-client.ts'
 
@@ -100,11 +101,7 @@ t.test(
       const expected = await fileText(port, pcm, 24000)
       t.ok(expected.length > 0, `${name}: the file transcription has words`)
       t.equal(completed.transcript, expected, `${name}: live text = file text ("${expected}")`)
-      t.equal(
-        joinedDeltas(client, committed.item_id),
-        completed.transcript,
-        `${name}: the deltas add up to it`,
-      )
+      checkDeltas(t, joinedDeltas(client, committed.item_id), completed.transcript, name)
     }
     const history = (await rawRequest({ port, path: '/v1/history' })).json
     const notes = history.items.filter((e: { appName: string }) => e.appName === 'Notes')
@@ -160,7 +157,7 @@ t.test('server_vad: speech events, each item committed at the pause and transcri
     t.equal(stopped[i]!.item_id, itemId, 'one item id from speech_started on')
     const completed = await completedOf(client, itemId)
     t.equal(completed.type, 'conversation.item.input_audio_transcription.completed', name)
-    t.equal(joinedDeltas(client, itemId), completed.transcript, `${name}: the deltas add up to it`)
+    checkDeltas(t, joinedDeltas(client, itemId), completed.transcript, name)
     transcripts.push(completed.transcript)
   }
   // Each utterance as the VAD cut it (audio_start_ms, prefix padding included, to audio_end_ms), against the

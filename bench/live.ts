@@ -1,0 +1,221 @@
+/**
+ * Live dictation (issue 13), measured side by side in one run against one `dictum serve` with pocketsphinx:
+ * - latency: the repo's clips, each paced in real time over `/v1/realtime` (100 ms chunks, the client commits
+ *   after the last one), the time from the last chunk to the item's `completed` event, against
+ *   POST /v1/transcribe of the same clip (the same engine transcribing it as a file), alternating;
+ * - cadence: the gaps between `delta` events while speech goes on (target: one at least every 0.5 s);
+ * - capacity: N sessions at once, each pacing jfk.wav in real time: a session keeps real time when its
+ *   completed event comes no later than the single session's latency plus 1 s.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import WebSocket from 'ws'
+import { AudioDecoder } from '../audio/index.ts'
+import { toPcm16 } from '../cli/live-dictation.ts'
+import { audioFixturesDir } from '../test/helpers/fixtures.ts'
+import { startChildServer } from './lib/child-server.ts'
+import { median, round } from './lib/load.ts'
+
+const RATE = 16000
+const CHUNK = RATE / 10
+
+interface Clip {
+  file: string
+  pcm: Uint8Array
+  seconds: number
+}
+
+interface LiveRun {
+  /** From sending the commit after the last chunk to `completed`, ms. */
+  latencyMs: number
+  /** Gaps between consecutive deltas while audio was still being sent, ms. */
+  gapsMs: number[]
+  /** From the first audio to the first delta, ms. */
+  firstDeltaMs: number | null
+  transcript: string
+}
+
+async function loadClips(): Promise<Clip[]> {
+  const names = readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split('\t')[0] as string)
+  const decoder = new AudioDecoder({ maxSeconds: 120 })
+  try {
+    const clips: Clip[] = []
+    for (const name of names) {
+      const file = path.join(audioFixturesDir, name)
+      const samples = await decoder.decode({ kind: 'file', path: file })
+      // Utterances, not recordings: the 60 s clip would measure the VAD's cuts, not an utterance.
+      if (samples.length / RATE > 20) continue
+      clips.push({ file, pcm: toPcm16(samples), seconds: samples.length / RATE })
+    }
+    return clips
+  } finally {
+    await decoder.close()
+  }
+}
+
+/** One live session: the clip paced in real time, then a commit; resolves with the item's figures. */
+async function live(port: number, clip: Clip): Promise<LiveRun> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime?intent=transcription&app=bench`)
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve())
+    socket.once('error', reject)
+    socket.once('unexpected-response', (_req, res) =>
+      reject(new Error(`realtime refused: ${res.statusCode}`)),
+    )
+  })
+  const deltas: number[] = []
+  let sending = true
+  let committedAt = 0
+  const completed = new Promise<{ at: number; transcript: string }>((resolve, reject) => {
+    socket.on('message', (data) => {
+      const event = JSON.parse(data.toString()) as { type: string; transcript?: string; error?: unknown }
+      if (event.type === 'conversation.item.input_audio_transcription.delta' && sending)
+        deltas.push(performance.now())
+      else if (event.type === 'conversation.item.input_audio_transcription.completed')
+        resolve({ at: performance.now(), transcript: event.transcript ?? '' })
+      else if (event.type === 'error' || event.type === 'conversation.item.input_audio_transcription.failed')
+        reject(new Error(JSON.stringify(event)))
+    })
+    socket.once('close', () => reject(new Error('the session closed before completed')))
+  })
+  completed.catch(() => {})
+  socket.send(
+    JSON.stringify({
+      type: 'session.update',
+      session: {
+        type: 'transcription',
+        audio: { input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: null } },
+      },
+    }),
+  )
+  const started = performance.now()
+  const bytes = CHUNK * 2
+  for (let at = 0; at < clip.pcm.length; at += bytes) {
+    const due = started + (at / 2 / RATE) * 1000
+    const wait = due - performance.now()
+    if (wait > 0) await sleep(wait)
+    socket.send(
+      JSON.stringify({
+        type: 'input_audio_buffer.append',
+        audio: Buffer.from(clip.pcm.subarray(at, at + bytes)).toString('base64'),
+      }),
+    )
+  }
+  sending = false
+  committedAt = performance.now()
+  socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }))
+  const done = await completed
+  socket.close(1000)
+  const gapsMs = deltas.slice(1).map((at, i) => at - (deltas[i] as number))
+  return {
+    latencyMs: done.at - committedAt,
+    gapsMs,
+    firstDeltaMs: deltas.length > 0 ? (deltas[0] as number) - started : null,
+    transcript: done.transcript,
+  }
+}
+
+async function asFile(port: number, clip: Clip): Promise<number> {
+  const started = performance.now()
+  const response = await fetch(`http://127.0.0.1:${port}/v1/transcribe`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ path: clip.file }),
+  })
+  if (response.status !== 200)
+    throw new Error(`transcribe answered ${response.status}: ${await response.text()}`)
+  await response.arrayBuffer()
+  return performance.now() - started
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
+}
+
+export async function benchLive(rounds = 2): Promise<Record<string, number | string>> {
+  const config = {
+    speech: { engine: 'pocketsphinx', concurrency: 2 },
+    realtime: { maxSessions: 32 },
+    plugins: [],
+  }
+  const server = await startChildServer('dictum', { DICTUM_BENCH_CONFIG: JSON.stringify(config) })
+  try {
+    const clips = await loadClips()
+    // Warm-up: the file hosts and the stream host load their models.
+    await asFile(server.port, clips[0] as Clip)
+    await live(server.port, { ...(clips[0] as Clip), pcm: (clips[0] as Clip).pcm.subarray(0, RATE) })
+    const latencies: number[] = []
+    const files: number[] = []
+    const ratios: number[] = []
+    const gaps: number[] = []
+    const maxGaps: number[] = []
+    const firstDeltas: number[] = []
+    for (let round = 0; round < rounds; round++) {
+      for (const clip of clips) {
+        // Alternating which goes first, so neither side always runs on a warmer machine.
+        const fileFirst = round % 2 === 1
+        const fileMs = fileFirst ? await asFile(server.port, clip) : 0
+        const run = await live(server.port, clip)
+        const fileMs2 = fileFirst ? fileMs : await asFile(server.port, clip)
+        latencies.push(run.latencyMs)
+        files.push(fileMs2)
+        ratios.push(run.latencyMs / fileMs2)
+        gaps.push(...run.gapsMs)
+        if (run.gapsMs.length > 0) maxGaps.push(Math.max(...run.gapsMs))
+        if (run.firstDeltaMs !== null) firstDeltas.push(run.firstDeltaMs)
+      }
+    }
+    const capacity = await measureCapacity(server.port, clips)
+    return {
+      clips: clips.length,
+      rounds,
+      'utterance seconds, total': round(
+        clips.reduce((sum, c) => sum + c.seconds, 0),
+        1,
+      ),
+      'live: last chunk → completed ms, median': round(median(latencies), 1),
+      'file: POST /v1/transcribe of the same clip ms, median': round(median(files), 1),
+      'live latency / file time, median of per-clip ratios (target ≤ 1.2)': round(median(ratios), 3),
+      'live latency / file time, sum over clips': round(
+        latencies.reduce((a, b) => a + b, 0) / files.reduce((a, b) => a + b, 0),
+        3,
+      ),
+      'delta gap ms while speaking, median': round(median(gaps), 0),
+      'delta gap ms while speaking, p90': round(percentile(gaps, 90), 0),
+      'delta gap ms, longest per clip, median (target ≤ 500)': round(median(maxGaps), 0),
+      'first delta after first audio ms, median': round(median(firstDeltas), 0),
+      ...capacity,
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+/** How many sessions at once keep real time: each paces the same clip; latency must stay near one session's. */
+async function measureCapacity(port: number, clips: Clip[]): Promise<Record<string, number | string>> {
+  const clip = clips.reduce((a, b) => (b.seconds > a.seconds ? b : a))
+  const figures: Record<string, number | string> = {}
+  const single = (await live(port, clip)).latencyMs
+  const bound = single + 1000
+  figures['1 session: last chunk → completed ms'] = round(single, 0)
+  let kept = 1
+  for (const n of [2, 4, 6, 8, 12, 16]) {
+    const runs = await Promise.all(Array.from({ length: n }, () => live(port, clip)))
+    const worst = Math.max(...runs.map((r) => r.latencyMs))
+    figures[`${n} sessions at once: worst last chunk → completed ms`] = round(worst, 0)
+    if (worst > bound) break
+    kept = n
+  }
+  figures[
+    `live sessions kept real time (worst latency ≤ one session's + 1 s, ${clip.seconds.toFixed(1)} s clip)`
+  ] = kept
+  return figures
+}

@@ -1,0 +1,226 @@
+/**
+ * One live dictation session for `dictum dictate --live`, wherever it runs: over a running service's
+ * realtime WebSocket (`/v1/realtime`, the OpenAI Realtime transcription events), or in this process on the
+ * app's live sessions. Both report the same few things to the terminal view.
+ */
+import WebSocket from 'ws'
+import type { DictumApp } from '../kernel/app.ts'
+import type { LiveSession } from '../live/types.ts'
+import { CliError } from './cli-error.ts'
+import { EXIT } from './io.ts'
+import type { ServerClient } from './server-client.ts'
+
+/** What the terminal shows. */
+export interface LiveView {
+  /** Append-only text of the item being spoken. */
+  delta(itemId: string, text: string): void
+  /** The item's final text (replacements applied). */
+  completed(itemId: string, transcript: string): void
+  failed(itemId: string, message: string): void
+}
+
+export interface LiveLinkOptions {
+  /** Pause that ends an utterance, ms. */
+  silenceMs: number
+  appName: string
+  windowTitle?: string | undefined
+}
+
+export interface LiveLink {
+  /** PCM16 little-endian mono at 16 kHz. */
+  append(pcm16: Uint8Array): void
+  /** Ends the last utterance and resolves once every item has its final text; then the session is closed. */
+  finish(): Promise<void>
+  /** Rejects when the session ends on an error (service gone, engine unavailable, limit). */
+  readonly failed: Promise<never>
+  /** Drops everything (Ctrl-C twice). */
+  abort(): void
+}
+
+const TURN_DETECTION = (silenceMs: number) => ({
+  type: 'server_vad' as const,
+  threshold: 0.5,
+  prefix_padding_ms: 300,
+  silence_duration_ms: silenceMs,
+})
+
+/** A session in this process (no service running, or --local). */
+export async function inProcessLink(
+  app: DictumApp,
+  options: LiveLinkOptions,
+  view: LiveView,
+): Promise<LiveLink> {
+  const open = new Set<string>()
+  let settleAll: (() => void) | null = null
+  let reject: (error: Error) => void = () => {}
+  const failed = new Promise<never>((_, r) => {
+    reject = r
+  })
+  failed.catch(() => {})
+  const checkDone = () => {
+    if (open.size === 0) settleAll?.()
+  }
+  const session: LiveSession = await app.dictum.live.open(
+    {
+      turnDetection: {
+        type: 'server_vad',
+        threshold: 0.5,
+        prefixPaddingMs: 300,
+        silenceDurationMs: options.silenceMs,
+      },
+      inputSampleRate: 16000,
+      history: {
+        appName: options.appName,
+        ...(options.windowTitle !== undefined ? { windowTitle: options.windowTitle } : {}),
+      },
+    },
+    (event) => {
+      if (event.type === 'committed') open.add(event.itemId)
+      else if (event.type === 'delta') view.delta(event.itemId, event.delta)
+      else if (event.type === 'completed') {
+        view.completed(event.itemId, event.transcript)
+        open.delete(event.itemId)
+        checkDone()
+      } else if (event.type === 'failed') {
+        view.failed(event.itemId, event.error.message)
+        open.delete(event.itemId)
+        checkDone()
+      } else if (event.type === 'error' && event.fatal) reject(new CliError(event.error.message))
+    },
+  )
+  return {
+    append: (pcm16) => session.append(pcm16),
+    async finish() {
+      const done = new Promise<void>((resolve) => {
+        settleAll = resolve
+      })
+      // close() completes the item still open; its events arrive before close resolves.
+      await session.close()
+      checkDone()
+      await Promise.race([done, failed])
+    },
+    failed,
+    abort: () => void session.close({ cancel: true }),
+  }
+}
+
+interface ServerEvent {
+  type: string
+  item_id?: string
+  delta?: string
+  transcript?: string
+  error?: { message?: string; code?: string | null }
+}
+
+/** A session on a running service, over its realtime WebSocket. */
+export async function realtimeLink(
+  server: ServerClient,
+  options: LiveLinkOptions,
+  view: LiveView,
+): Promise<LiveLink> {
+  const url = new URL('/v1/realtime', server.baseUrl.replace(/^http/, 'ws'))
+  url.searchParams.set('intent', 'transcription')
+  url.searchParams.set('app', options.appName)
+  const socket = new WebSocket(url, { headers: server.authorizationHeaders() })
+  const open = new Set<string>()
+  let reject: (error: Error) => void = () => {}
+  const failed = new Promise<never>((_, r) => {
+    reject = r
+  })
+  failed.catch(() => {})
+  let finishing: (() => void) | null = null
+  const checkDone = () => {
+    if (open.size === 0) finishing?.()
+  }
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) return
+    let event: ServerEvent
+    try {
+      event = JSON.parse(data.toString()) as ServerEvent
+    } catch {
+      return
+    }
+    const item = event.item_id ?? ''
+    if (event.type === 'input_audio_buffer.committed') open.add(item)
+    else if (event.type === 'conversation.item.input_audio_transcription.delta')
+      view.delta(item, event.delta ?? '')
+    else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+      view.completed(item, event.transcript ?? '')
+      open.delete(item)
+      checkDone()
+    } else if (event.type === 'conversation.item.input_audio_transcription.failed') {
+      view.failed(item, event.error?.message ?? 'transcription failed')
+      open.delete(item)
+      checkDone()
+    } else if (event.type === 'error') {
+      // Committing when the server's VAD already committed everything is not a failure of the dictation.
+      if (event.error?.code === 'input_audio_buffer_commit_empty' && finishing) checkDone()
+      else reject(new CliError(`the dictum service: ${event.error?.message ?? 'error'}`))
+    }
+  })
+  socket.on('close', (code, reason) => {
+    if (code !== 1000 || finishing === null)
+      reject(
+        new CliError(
+          `the dictum service closed the live session (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''}).`,
+          EXIT.unavailable,
+        ),
+      )
+  })
+  await new Promise<void>((resolve, fail) => {
+    socket.once('open', () => resolve())
+    socket.once('error', (err) =>
+      fail(
+        new CliError(`the dictum service's live session did not open (${err.message}).`, EXIT.unavailable),
+      ),
+    )
+    socket.once('unexpected-response', (_request, response) =>
+      fail(
+        new CliError(
+          `the dictum service refused the live session (HTTP ${response.statusCode}).`,
+          EXIT.unavailable,
+        ),
+      ),
+    )
+  })
+  socket.on('error', (err) =>
+    reject(new CliError(`the live session failed: ${err.message}`, EXIT.unavailable)),
+  )
+  send(socket, {
+    type: 'session.update',
+    session: {
+      type: 'transcription',
+      audio: {
+        input: {
+          format: { type: 'audio/pcm', rate: 16000 },
+          turn_detection: TURN_DETECTION(options.silenceMs),
+        },
+      },
+    },
+  })
+  let appended = false
+  return {
+    append(pcm16) {
+      appended = true
+      send(socket, { type: 'input_audio_buffer.append', audio: Buffer.from(pcm16).toString('base64') })
+    },
+    async finish() {
+      const done = new Promise<void>((resolve) => {
+        finishing = resolve
+      })
+      if (appended) send(socket, { type: 'input_audio_buffer.commit' })
+      else checkDone()
+      try {
+        await Promise.race([done, failed])
+      } finally {
+        socket.close(1000)
+      }
+    },
+    failed,
+    abort: () => socket.terminate(),
+  }
+}
+
+function send(socket: WebSocket, event: Record<string, unknown>): void {
+  if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event))
+}

@@ -1,0 +1,204 @@
+/**
+ * pocketsphinx live utterances (the streaming capability), on the repo's real speech fed in 40 ms chunks as
+ * a live client sends them: partials come while the audio goes on and mostly extend each other, the final
+ * result is what transcribe() gives for the same audio, custom words reach the stream, streams open at once
+ * do not disturb each other, and a finished or cancelled stream gives its decoder back.
+ */
+import path from 'node:path'
+import { Value } from '@sinclair/typebox/value'
+import t, { type Test } from 'tap'
+import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
+import type { PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
+import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
+import type { EngineCustomWord, EngineStream } from '../../../kernel/contracts/engine.ts'
+import { audioFixturesDir, readClip } from './clips.ts'
+
+const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
+const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: quiet }
+const probe = await pocketsphinx.probe?.(context)
+const skip = probe?.available
+  ? false
+  : `pocketsphinx is not installed (${probe?.available === false && probe.reason})`
+
+const CHUNK = 640 // 40 ms at 16 kHz
+const clip = (file: string) => path.join(audioFixturesDir, file)
+
+async function newEngine(t: Test): Promise<PocketsphinxEngine> {
+  const engine = (await pocketsphinx.create(context)) as PocketsphinxEngine
+  t.teardown(() => engine.close())
+  await engine.load()
+  return engine
+}
+
+/** Feeds the samples in 40 ms chunks; the partials returned, with the second of audio each came after. */
+async function feed(stream: EngineStream, samples: Float32Array) {
+  const partials: { at: number; text: string }[] = []
+  for (let i = 0; i < samples.length; i += CHUNK) {
+    const partial = await stream.accept(samples.slice(i, i + CHUNK))
+    if (partial) partials.push({ at: Math.min(i + CHUNK, samples.length) / 16000, text: partial.text })
+  }
+  return partials
+}
+
+const words = (text: string) => text.split(' ').filter(Boolean)
+
+t.test('the capability is announced', async (t) => {
+  t.equal(pocketsphinx.capabilities(options).streaming, true)
+})
+
+t.test('real speech in 40 ms chunks: growing partials, the final is transcribe()', { skip }, async (t) => {
+  const engine = await newEngine(t)
+  let partialCount = 0
+  let earlierWordRevised = 0
+  for (const file of [
+    'goforward.wav',
+    'librispeech-1089-134686-0001.wav',
+    'librivox-austen-0880.wav',
+    'cards-002.wav',
+  ]) {
+    const samples = await readClip(clip(file))
+    const whole = await engine.transcribe({ samples, customWords: [] })
+    const stream = await engine.openStream({ customWords: [] })
+    const partials = await feed(stream, samples)
+    const final = await stream.finish()
+    t.same(
+      { text: final.text, words: final.words, confidence: final.confidence },
+      { text: whole.text, words: whole.words, confidence: whole.confidence },
+      `${file}: the final result is transcribe()'s: "${final.text}"`,
+    )
+    const seconds = samples.length / 16000
+    // Measured: a partial every ~0.1 s of speech, the first within 0.8 s; at least one per second here.
+    t.ok(partials.length >= Math.floor(seconds), `${file}: ${partials.length} partials over ${seconds} s`)
+    t.ok((partials[0]?.at ?? Infinity) < 1, `${file}: the first partial comes within the first second`)
+    t.ok(
+      partials.every((p, i) => i === 0 || p.text !== partials[i - 1]?.text),
+      `${file}: a partial is returned only when the hypothesis changed`,
+    )
+    const first = partials[0]?.text ?? ''
+    const last = partials.at(-1)?.text ?? ''
+    t.ok(words(last).length > words(first).length, `${file}: the hypothesis grows ("${first}" → "${last}")`)
+    for (const [i, p] of partials.entries()) {
+      const before = words(partials[i - 1]?.text ?? '').slice(0, -1)
+      const now = words(p.text)
+      if (before.some((word, k) => now[k] !== word)) earlierWordRevised++
+    }
+    partialCount += partials.length
+  }
+  // Measured on these clips: ~20% of partials change a word before the previous partial's last one (most
+  // changes are the word being spoken); the bound leaves room without letting partials turn into noise.
+  t.comment(`${earlierWordRevised} of ${partialCount} partials revise an earlier word`)
+  t.ok(earlierWordRevised / partialCount < 0.4, 'partials mostly extend the earlier ones')
+})
+
+t.test('custom words reach the stream: partials and final', { skip }, async (t) => {
+  const engine = await newEngine(t)
+  const samples = await readClip(clip('librispeech-1089-134686-0001.wav'))
+  const customWords: EngineCustomWord[] = [{ text: 'Counselled', weight: null, aliases: ['counseled'] }]
+  const plain = await engine.openStream({ customWords: [] })
+  const plainPartials = await feed(plain, samples)
+  const plainFinal = await plain.finish()
+  t.notOk(
+    plainPartials.some((p) => /counselled/i.test(p.text)) || /counselled/i.test(plainFinal.text),
+    'without it pocketsphinx cannot say it',
+  )
+
+  const boosted = await engine.openStream({ customWords })
+  const partials = await feed(boosted, samples)
+  const final = await boosted.finish()
+  t.match(final.text, /\bCounselled\b/, `final: ${final.text}`)
+  t.equal(final.text, (await engine.transcribe({ samples, customWords })).text, 'as transcribe() with them')
+  t.ok(
+    partials.some((p) => /\bCounselled\b/.test(p.text)),
+    `a partial has it, canonical: ${partials.at(-1)?.text}`,
+  )
+
+  // The same live decoder (given back, reused) without custom words again: the model's own words. (Its
+  // partials need not repeat the first run's: the live pass's running mean has learned from the utterances
+  // it decoded, as pocketsphinx's live mode does; the final never depends on it.)
+  t.same(engine.liveDecoders, { busy: 0, idle: 1 }, 'one live decoder served all three')
+  const again = await engine.openStream({ customWords: [] })
+  const againPartials = await feed(again, samples)
+  t.notOk(
+    againPartials.some((p) => /counselled/i.test(p.text)),
+    'without them again: no partial has it',
+  )
+  t.equal((await again.finish()).text, plainFinal.text, 'and the final is as before')
+})
+
+t.test('two streams interleaved decode independently', { skip }, async (t) => {
+  const a = await readClip(clip('goforward.wav'))
+  const b = await readClip(clip('librivox-austen-0880.wav'))
+  // Each alone: both open on a fresh engine (fresh live decoders: the live pass adapts to what it decoded),
+  // one fed whole, then the other.
+  const fresh = await newEngine(t)
+  const [soloA, soloB] = [
+    await fresh.openStream({ customWords: [] }),
+    await fresh.openStream({ customWords: [] }),
+  ]
+  const alone = async (stream: EngineStream, samples: Float32Array) => {
+    const partials = await feed(stream, samples)
+    return { partials: partials.map((p) => p.text), final: (await stream.finish()).text }
+  }
+  const aloneA = await alone(soloA, a)
+  const aloneB = await alone(soloB, b)
+
+  const engine = await newEngine(t)
+  const streamA = await engine.openStream({ customWords: [] })
+  const streamB = await engine.openStream({ customWords: [] })
+  t.same(engine.liveDecoders, { busy: 2, idle: 0 }, 'a live decoder each')
+  const together = { a: [] as string[], b: [] as string[] }
+  for (let i = 0; i < Math.max(a.length, b.length); i += CHUNK) {
+    if (i < a.length) {
+      const p = await streamA.accept(a.slice(i, i + CHUNK))
+      if (p) together.a.push(p.text)
+    }
+    if (i < b.length) {
+      const p = await streamB.accept(b.slice(i, i + CHUNK))
+      if (p) together.b.push(p.text)
+    }
+  }
+  const [finalA, finalB] = await Promise.all([streamA.finish(), streamB.finish()])
+  t.same(together.a, aloneA.partials, 'stream A: the partials it gives alone')
+  t.same(together.b, aloneB.partials, 'stream B: the partials it gives alone')
+  t.equal(finalA.text, aloneA.final)
+  t.equal(finalB.text, aloneB.final)
+  t.not(finalA.text, finalB.text)
+  t.same(engine.liveDecoders, { busy: 0, idle: 2 }, 'both decoders given back')
+})
+
+t.test('cancel and finish give the decoder back; a stream ends once', { skip }, async (t) => {
+  const engine = await newEngine(t)
+  const samples = await readClip(clip('cards-001.wav'))
+  const stream = await engine.openStream({ customWords: [] })
+  await feed(stream, samples.subarray(0, 8000))
+  t.same(engine.liveDecoders, { busy: 1, idle: 0 })
+  stream.cancel()
+  t.same(engine.liveDecoders, { busy: 0, idle: 1 }, 'cancel gives it back')
+  stream.cancel()
+  t.same(engine.liveDecoders, { busy: 0, idle: 1 }, 'cancel twice is harmless')
+  t.throws(() => stream.accept(samples), /after the utterance ended/)
+  await t.rejects(stream.finish(), /after the utterance ended/)
+
+  // The cancelled utterance leaves nothing behind: the reused decoder's next stream starts afresh.
+  const next = await engine.openStream({ customWords: [] })
+  t.same(engine.liveDecoders, { busy: 1, idle: 0 }, 'the idle decoder is reused')
+  await feed(next, samples)
+  const final = await next.finish()
+  t.equal(final.text, (await engine.transcribe({ samples, customWords: [] })).text)
+  next.cancel()
+  t.same(engine.liveDecoders, { busy: 0, idle: 1 }, 'cancel after finish is harmless')
+
+  const empty = await engine.openStream({ customWords: [] })
+  t.same(await empty.finish(), { text: '', confidence: null, words: [], segments: [], language: 'en' })
+
+  // Idle decoders are bounded; close frees the rest.
+  const many = await Promise.all(Array.from({ length: 6 }, () => engine.openStream({ customWords: [] })))
+  t.same(engine.liveDecoders, { busy: 6, idle: 0 })
+  for (const s of many) s.cancel()
+  t.same(engine.liveDecoders, { busy: 0, idle: 4 }, 'at most 4 kept idle')
+  const open = await engine.openStream({ customWords: [] })
+  await engine.close()
+  t.same(engine.liveDecoders, { busy: 0, idle: 0 }, 'close frees every live decoder')
+  open.cancel()
+})
