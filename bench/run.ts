@@ -16,6 +16,7 @@ import { benchSherpa } from './sherpa.ts'
 import { benchSherpaHttp } from './sherpa-http.ts'
 import { benchStartup } from './startup.ts'
 import { benchHealthUnderLoad, benchHttpVsDirect } from './transcription.ts'
+import { benchWeb } from './web.ts'
 
 type Section = () => Promise<Record<string, number | string>>
 
@@ -36,6 +37,7 @@ const sections: Record<string, Section> = {
   abuse: () => benchAbuse(),
   live: () => benchLive(),
   jobs: () => benchJobs(),
+  web: () => benchWeb(),
 }
 
 async function main(): Promise<void> {

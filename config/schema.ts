@@ -209,6 +209,16 @@ export const WyomingSchema = Type.Object(
   { additionalProperties: false, default: {} },
 )
 
+export const WebSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: true,
+      description: 'Serve the web app at / on the API listener (same guard and token as the API).',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
 export const JobsSchema = Type.Object(
   {
     backend: Type.Union([Type.Literal('local'), Type.Literal('redis')], {
@@ -318,6 +328,7 @@ export const ConfigSchema = Type.Object(
     history: HistorySchema,
     realtime: RealtimeSchema,
     wyoming: WyomingSchema,
+    web: WebSchema,
     jobs: JobsSchema,
     plugins: Type.Array(Type.String({ minLength: 1 }), {
       default: [],

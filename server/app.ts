@@ -23,6 +23,7 @@ import { realtimeFeature } from '../plugins/realtime/index.ts'
 import { settingsFeature } from '../plugins/settings/index.ts'
 import { transcribeFeature } from '../plugins/transcribe/index.ts'
 import { vadFeature } from '../vad/feature.ts'
+import { webFeature } from '../web/feature.ts'
 
 export type { DictumApp }
 
@@ -44,6 +45,7 @@ export const FEATURES: readonly Feature[] = [
   openaiFeature,
   realtimeFeature,
   jobsFeature,
+  webFeature,
 ]
 
 export type BuildOptions = Omit<AppOptions, 'features'>

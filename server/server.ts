@@ -70,6 +70,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await app.close()
     throw err
   }
+  announceWebApp(app, listener)
 
   let reloading: Promise<boolean> = Promise.resolve(true)
   const reload = () => {
@@ -93,6 +94,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     return closing
   }
   return { app, listener, wyoming, reload, close }
+}
+
+/** Says where the web app is, for the person who started dictum (`dictum serve`). */
+function announceWebApp(app: DictumApp, listener: ApiListener): void {
+  const address = listener.address
+  if (!address || !app.dictum.configStore.current.web.enabled) return
+  // A wildcard address is reached on this machine through loopback.
+  const host = ['0.0.0.0', '::', '[::]'].includes(address.host) ? '127.0.0.1' : address.host
+  const url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${address.port}/`
+  app.log.info({ url }, `dictum web app: ${url}`)
 }
 
 /** Requests in flight when shutdown starts get this long to finish on their own. */

@@ -3,7 +3,8 @@
  * name (DNS rebinding), an Origin header must be a loopback origin or listed in `api.allowedOrigins`
  * (cross-site requests), and when `api.token` is set every request needs `Authorization: Bearer <token>`,
  * except `GET /v1/health`: supervisors (systemd, containers, load balancers) probe it without secrets, and it
- * reveals nothing but the version. The Host/Origin checks still apply to it.
+ * reveals nothing but the version; nor do the web app's files (a browser cannot send a header when it opens
+ * a page: the page asks for the token and sends it on its own requests). The Host/Origin checks still apply.
  *
  * Browsers cannot set headers on a WebSocket, so a WebSocket upgrade may carry the token as the subprotocol
  * OpenAI's browser clients use instead (`Sec-WebSocket-Protocol: realtime, openai-insecure-api-key.<token>`).
@@ -65,9 +66,20 @@ function subprotocolTokenMatches(request: FastifyRequest, token: string): boolea
     )
 }
 
-/** The one route answered without the token (the matched route, so `/v1/health?x` counts, `/v1/healthz` not). */
-function isHealthCheck(request: FastifyRequest): boolean {
-  return request.method === 'GET' && request.routeOptions.url === '/v1/health'
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A GET answered without the token: static files that hold no data (the web app's). */
+    tokenFree?: boolean
+  }
+}
+
+/**
+ * Routes answered without the token: the health check (the matched route, so `/v1/health?x` counts,
+ * `/v1/healthz` not) and GETs of routes marked `tokenFree`.
+ */
+function isTokenFree(request: FastifyRequest): boolean {
+  if (request.method !== 'GET') return false
+  return request.routeOptions.url === '/v1/health' || request.routeOptions.config?.tokenFree === true
 }
 
 /** The onRequest hook (callback style: it runs on every request, so it avoids a promise per request). */
@@ -116,7 +128,7 @@ export function createGuard(configStore: ConfigStore) {
     if (
       !refused &&
       api.token !== null &&
-      !isHealthCheck(request) &&
+      !isTokenFree(request) &&
       !tokenMatches(request.headers.authorization, api.token) &&
       !subprotocolTokenMatches(request, api.token)
     ) {
