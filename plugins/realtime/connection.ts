@@ -85,12 +85,14 @@ export class RealtimeConnection {
       this.#fail(asDictumError(err), CLOSE.policy, 'unknown model')
       return
     }
-    if (!(await this.#open())) return
+    // The default turn detection needs the VAD; without one (vad.enabled false, no model) the session opens
+    // with turn_detection null, which session.created shows: the client then commits each item.
+    if (!(await this.#open({ withoutVadIfNone: true }))) return
     this.#send(sessionEvent(this.#options.shape, 'created', this.#settings))
   }
 
   /** Opens the live session with the current settings; on refusal sends the error and closes. */
-  async #open(): Promise<boolean> {
+  async #open({ withoutVadIfNone = false } = {}): Promise<boolean> {
     const s = this.#settings
     try {
       const session = await this.#deps.live.open(
@@ -112,6 +114,10 @@ export class RealtimeConnection {
       return true
     } catch (err) {
       const error = asDictumError(err)
+      if (withoutVadIfNone && error.code === 'MODEL_NOT_INSTALLED' && s.turnDetection !== null) {
+        this.#settings.turnDetection = null
+        return this.#open()
+      }
       this.#fail(error, ...closeFor(error))
       return false
     }

@@ -338,3 +338,45 @@ t.test('a session that receives nothing for realtime.idleTimeoutMs: error event,
   t.match(closed.reason, /idle/)
   t.ok(client.ofType('error').length === 1, 'one error event before the close')
 })
+
+t.test(
+  'without a VAD (vad.enabled false) the session opens with turn_detection null: the client commits',
+  async (t) => {
+    const app = await build(t, { vad: { enabled: false } })
+    const port = await listen(t, app)
+    const client = await openRealtime(t, port)
+    const created = await client.next('session.created')
+    t.equal(created.session.audio.input.turn_detection, null, 'session.created says the client commits')
+    client.appendPcm(pcmOf(path.join(audioFixturesDir, 'goforward.wav')))
+    client.send({ type: 'input_audio_buffer.commit' })
+    const committed = await client.next('input_audio_buffer.committed')
+    const completed = await client.waitFor(
+      (e) =>
+        e.type === 'conversation.item.input_audio_transcription.completed' && e.item_id === committed.item_id,
+    )
+    t.type(completed.transcript, 'string', 'the item is transcribed')
+    // Asking for server_vad now is refused (no detector) and the session goes on.
+    client.send({
+      type: 'session.update',
+      session: {
+        type: 'transcription',
+        audio: {
+          input: {
+            turn_detection: {
+              type: 'server_vad',
+              threshold: 0.5,
+              prefix_padding_ms: 300,
+              silence_duration_ms: 500,
+            },
+          },
+        },
+      },
+    })
+    const error = await client.next('error')
+    t.match(
+      error.error.message,
+      /silero-vad|voice activity/i,
+      'server_vad without a detector is an error event',
+    )
+  },
+)
