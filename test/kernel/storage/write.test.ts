@@ -19,7 +19,7 @@ function database(t: Test) {
   t.teardown(() => db.close())
   const file = path.join(dataDir, DATABASE_FILE)
   const insert = db.prepare(
-    "INSERT INTO custom_words (text_key, position, text, aliases) VALUES (?, 0, ?, '[]')",
+    "INSERT INTO custom_words (id, text_key, position, text, aliases) VALUES (lower(hex(randomblob(16))), ?, 0, ?, '[]')",
   )
   const words = () => (db.prepare('SELECT text FROM custom_words').pluck().all() as string[]).sort()
   return { db, file, insert, words }
@@ -76,7 +76,9 @@ t.test('SQLite failures become the catalogue errors that name them', async (t) =
   t.teardown(() => readonly.close())
   const write = writeTransaction(readonly, () =>
     readonly
-      .prepare("INSERT INTO custom_words (text_key, position, text, aliases) VALUES ('x', 0, 'x', '[]')")
+      .prepare(
+        "INSERT INTO custom_words (id, text_key, position, text, aliases) VALUES ('x-id', 'x', 0, 'x', '[]')",
+      )
       .run(),
   )
   await t.rejects(write, {
