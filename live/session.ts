@@ -328,7 +328,7 @@ export class LiveSessionImpl implements LiveSession {
       )
     }
     if (final.delta !== '') this.#emit({ type: 'delta', itemId: item.id, delta: final.delta })
-    const historyId = await this.#record(final.transcript)
+    const historyId = await this.#record(final.transcript, item.endSeconds - item.startSeconds)
     const offset = item.startSeconds
     const { engine } = this.#deps
     this.#emit({
@@ -349,7 +349,7 @@ export class LiveSessionImpl implements LiveSession {
   }
 
   /** The history entry's id, or null (history off, not asked for, empty text, or storing failed: logged). */
-  async #record(transcript: string): Promise<string | null> {
+  async #record(transcript: string, seconds: number): Promise<string | null> {
     const wanted = this.#history
     if (!wanted || !this.#deps.config().history.enabled || this.#silent) return null
     try {
@@ -360,6 +360,8 @@ export class LiveSessionImpl implements LiveSession {
         ...(wanted.windowTitle === undefined ? {} : { windowTitle: wanted.windowTitle }),
         wasAIProcessed: false,
         aiProcessingError: null,
+        durationSeconds: Math.round(seconds * 1000) / 1000,
+        engine: this.#deps.engine.id,
       })
       return entry?.id ?? null
     } catch (error) {

@@ -47,6 +47,7 @@ export class DictationService {
   }
 
   async dictate(source: AudioSource, options: DictateOptions = {}): Promise<Dictation> {
+    const started = performance.now()
     const transcript = await this.#deps.transcription.transcribe(
       source,
       options.signal ? { signal: options.signal } : {},
@@ -60,6 +61,10 @@ export class DictationService {
       windowTitle: options.windowTitle ?? '',
       wasAIProcessed: enhanced.text !== null,
       aiProcessingError: enhanced.error,
+      durationSeconds: transcript.durationSeconds,
+      processingMs: Math.round(performance.now() - started),
+      engine: transcript.engine,
+      provider: enhanced.text !== null ? this.#deps.providers.activeId : null,
     }
     const { stored, error } = this.#deps.configStore.current.history.enabled
       ? await this.#store(draft)

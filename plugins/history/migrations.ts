@@ -16,4 +16,11 @@ export const historyMigrations: readonly string[] = [
   );
   CREATE INDEX history_newest ON history (timestamp_ms DESC, seq DESC);
   `,
+  // 2: what made the text (extensions): audio length, time to text, engine, AI provider (null: not known)
+  `
+  ALTER TABLE history ADD COLUMN duration_seconds REAL;
+  ALTER TABLE history ADD COLUMN processing_ms INTEGER;
+  ALTER TABLE history ADD COLUMN engine TEXT;
+  ALTER TABLE history ADD COLUMN provider TEXT;
+  `,
 ]

@@ -13,6 +13,17 @@ export const HistoryEntrySchema = Type.Object({
   characterCount: Type.Integer(),
   wasAIProcessed: Type.Boolean(),
   aiProcessingError: Type.Union([Type.String(), Type.Null()]),
+  durationSeconds: Type.Union([Type.Number(), Type.Null()], {
+    description: '(extension) Seconds of audio; null for entries stored before it was recorded.',
+  }),
+  processingMs: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      '(extension) From the audio to the final text (AI clean-up included), ms; null when not measured.',
+  }),
+  engine: Type.Union([Type.String(), Type.Null()], { description: "(extension) The speech engine's id." }),
+  provider: Type.Union([Type.String(), Type.Null()], {
+    description: '(extension) The AI provider that cleaned the text up; null when none ran.',
+  }),
 })
 export type HistoryEntry = Static<typeof HistoryEntrySchema>
 

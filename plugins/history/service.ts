@@ -14,6 +14,14 @@ export interface NewHistoryEntry {
   windowTitle?: string
   wasAIProcessed: boolean
   aiProcessingError: string | null
+  /** Seconds of audio transcribed. */
+  durationSeconds?: number | null
+  /** From the audio's arrival to the final text (AI clean-up included), ms. */
+  processingMs?: number | null
+  /** The speech engine's id. */
+  engine?: string | null
+  /** The AI provider that cleaned the text up (null: none ran). */
+  provider?: string | null
   /** Defaults to now. */
   timestamp?: Date
 }
@@ -29,6 +37,10 @@ interface Row {
   character_count: number
   was_ai_processed: number
   ai_processing_error: string | null
+  duration_seconds: number | null
+  processing_ms: number | null
+  engine: string | null
+  provider: string | null
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
@@ -62,6 +74,10 @@ function toEntry(row: Row): HistoryEntry {
     characterCount: row.character_count,
     wasAIProcessed: row.was_ai_processed === 1,
     aiProcessingError: row.ai_processing_error,
+    durationSeconds: row.duration_seconds,
+    processingMs: row.processing_ms,
+    engine: row.engine,
+    provider: row.provider,
   }
 }
 
@@ -85,7 +101,7 @@ export interface HistoryPage {
 }
 
 const COLUMNS = `seq, id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
-                 was_ai_processed, ai_processing_error`
+                 was_ai_processed, ai_processing_error, duration_seconds, processing_ms, engine, provider`
 
 /** Lower case for the text search, beyond ASCII (SQLite's own lower() and LIKE only fold ASCII). */
 const FOLD_FUNCTION = 'dictum_history_fold'
@@ -103,9 +119,10 @@ export class HistoryService {
     this.#statements = {
       insert: db.prepare(
         `INSERT INTO history (id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
-                              was_ai_processed, ai_processing_error)
+                              was_ai_processed, ai_processing_error, duration_seconds, processing_ms, engine,
+                              provider)
          VALUES (@id, @timestamp_ms, @raw_text, @final_text, @app_name, @window_title, @character_count,
-                 @was_ai_processed, @ai_processing_error)`,
+                 @was_ai_processed, @ai_processing_error, @duration_seconds, @processing_ms, @engine, @provider)`,
       ),
       prune: db.prepare(
         `DELETE FROM history WHERE seq IN
@@ -223,6 +240,13 @@ export class HistoryService {
       character_count: countCharacters(entry.finalText),
       was_ai_processed: entry.wasAIProcessed ? 1 : 0,
       ai_processing_error: entry.aiProcessingError,
+      duration_seconds: entry.durationSeconds ?? null,
+      processing_ms:
+        entry.processingMs === undefined || entry.processingMs === null
+          ? null
+          : Math.round(entry.processingMs),
+      engine: entry.engine ?? null,
+      provider: entry.provider ?? null,
     }
     const { maxEntries } = this.#settings()
     await writeTransaction(this.#db, () => {
@@ -238,7 +262,10 @@ export class HistoryService {
    * final text are the transcript with the dictionary applied (docs/api-decisions.md, History). History is
    * a side effect there: storing failing (database busy, disk full) is logged, and the transcript answered.
    */
-  async recordTranscription(transcript: { text: string }, log: FailureLog): Promise<void> {
+  async recordTranscription(
+    transcript: { text: string; durationSeconds?: number; engine?: string },
+    log: FailureLog,
+  ): Promise<void> {
     const { enabled, recordTranscribe } = this.#settings()
     if (!enabled || !recordTranscribe) return
     await this.record({
@@ -246,6 +273,8 @@ export class HistoryService {
       finalText: transcript.text,
       wasAIProcessed: false,
       aiProcessingError: null,
+      durationSeconds: transcript.durationSeconds ?? null,
+      engine: transcript.engine ?? null,
     }).catch((err: unknown) => log.error({ err }, 'the transcription could not be stored in history'))
   }
 

@@ -166,3 +166,26 @@ t.test('ai.appPrompts: the prompt for the dictation’s appName reaches the prov
   const other = (await injectJson(app, 'POST', '/v1/dictate', { path: JFK, appName: 'Slack' })).body
   t.equal(other.finalText, '[default] HELLO THERE', 'other apps get the provider prompt')
 })
+
+t.test('the entry says what made the text: audio seconds, time to text, engine, AI provider', async (t) => {
+  const base = { speech: { engines: { 'fixture-echo': { text: 'hello there' } } } }
+  const cleaned = await build(t, { ...base, ai: { provider: 'fixture-upper' } })
+  const entry = (await injectJson(cleaned, 'POST', '/v1/dictate', { path: JFK })).body
+  t.equal(entry.engine, 'fixture-echo')
+  t.equal(entry.provider, 'fixture-upper', 'the provider that cleaned it up')
+  t.ok(Math.abs(entry.durationSeconds - 11) < 0.1, `the audio's length (${entry.durationSeconds} s)`)
+  t.ok(
+    Number.isInteger(entry.processingMs) && entry.processingMs >= 0,
+    `time to text (${entry.processingMs} ms)`,
+  )
+  const stored = (await injectJson(cleaned, 'GET', '/v1/history')).body.items[0]
+  t.same(
+    [stored.durationSeconds, stored.processingMs, stored.engine, stored.provider],
+    [entry.durationSeconds, entry.processingMs, entry.engine, entry.provider],
+    'stored as answered',
+  )
+  const raw = await build(t, base)
+  const plain = (await injectJson(raw, 'POST', '/v1/dictate', { path: JFK })).body
+  t.equal(plain.provider, null, 'no provider ran')
+  t.equal(plain.engine, 'fixture-echo')
+})

@@ -41,6 +41,7 @@ function Entry({ entry, onDelete, onClose }) {
         ${entry.engine && html`<dt>Engine</dt><dd>${entry.engine}</dd>`}
         ${entry.provider && html`<dt>Provider</dt><dd>${entry.provider}</dd>`}
         ${entry.durationSeconds != null && html`<dt>Audio</dt><dd>${entry.durationSeconds} s</dd>`}
+        ${entry.processingMs != null && html`<dt>Time to text</dt><dd>${entry.processingMs} ms</dd>`}
         <dt>Id</dt><dd><code>${entry.id}</code></dd>
       </dl>
       <div class="actions">
