@@ -16,7 +16,7 @@ t.test('version is "unknown" when package.json cannot be read', async (t) => {
 
 t.test('only the exact path: unknown paths are 404 with the catalogue body', async (t) => {
   const app = await build(t)
-  for (const url of ['/v1/health/', '/v1/healthz', '/health', '/v2/health', '/', '/v1/dictionary']) {
+  for (const url of ['/v1/health/', '/v1/healthz', '/health', '/v2/health', '/nope', '/v1/dictionary']) {
     const res = await injectJson(app, 'GET', url)
     t.equal(res.status, 404, url)
     t.same(res.body, { error: 'Route not found.', code: 'ROUTE_NOT_FOUND' })
