@@ -26,7 +26,7 @@ const VIEWS: [string, string][] = [
 
 t.test(
   'the web app in Firefox: modules under the CSP, every view, an edit through the API',
-  { skip },
+  { skip, timeout: 120_000 },
   async (t) => {
     const app = await build(t)
     const port = await listen(t, app)
@@ -35,6 +35,9 @@ t.test(
       executablePath: FIREFOX,
       headless: true,
       userDataDir: tempDir(t, 'dictum-firefox-'),
+      // A command Firefox never answers fails the test within a minute instead of hanging it.
+      timeout: 60_000,
+      protocolTimeout: 60_000,
       extraPrefsFirefox: {
         'network.proxy.type': 0,
         'app.update.enabled': false,
