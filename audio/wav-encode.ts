@@ -10,6 +10,27 @@ const HEADER_BYTES = 44
 export function encodeWav16(samples: Float32Array, sampleRate = SAMPLE_RATE): Buffer {
   const dataBytes = samples.length * 2
   const out = Buffer.alloc(HEADER_BYTES + dataBytes)
+  writeHeader(out, dataBytes, sampleRate)
+  for (let i = 0; i < samples.length; i++) {
+    const value = Math.round((samples[i] ?? 0) * 32768)
+    out.writeInt16LE(
+      Math.max(-32768, Math.min(32767, Number.isFinite(value) ? value : 0)),
+      HEADER_BYTES + i * 2,
+    )
+  }
+  return out
+}
+
+/** Mono 16-bit little-endian PCM bytes as they are -> a WAV file (what a live session or a socket received). */
+export function pcm16Wav(pcm: Uint8Array, sampleRate = SAMPLE_RATE): Buffer {
+  const out = Buffer.alloc(HEADER_BYTES + pcm.length)
+  writeHeader(out, pcm.length, sampleRate)
+  out.set(pcm, HEADER_BYTES)
+  return out
+}
+
+/** The 44-byte header of mono 16-bit PCM, written at the start of `out`. */
+function writeHeader(out: Buffer, dataBytes: number, sampleRate: number): void {
   out.write('RIFF', 0, 'latin1')
   out.writeUInt32LE(36 + dataBytes, 4)
   out.write('WAVE', 8, 'latin1')
@@ -23,12 +44,4 @@ export function encodeWav16(samples: Float32Array, sampleRate = SAMPLE_RATE): Bu
   out.writeUInt16LE(16, 34)
   out.write('data', 36, 'latin1')
   out.writeUInt32LE(dataBytes, 40)
-  for (let i = 0; i < samples.length; i++) {
-    const value = Math.round((samples[i] ?? 0) * 32768)
-    out.writeInt16LE(
-      Math.max(-32768, Math.min(32767, Number.isFinite(value) ? value : 0)),
-      HEADER_BYTES + i * 2,
-    )
-  }
-  return out
 }

@@ -7,6 +7,7 @@ import path from 'node:path'
 import t from 'tap'
 import { pcmToMono } from '../../audio/pcm-convert.ts'
 import { createResampler } from '../../audio/resampler.ts'
+import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { errorCatalogue } from '../../kernel/errors.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { expectedText } from '../fixtures/plugins/streaming-engine.ts'
@@ -201,7 +202,7 @@ t.test('24 kHz input is resampled to exactly the 16 kHz samples a 24 kHz file gi
   session.commit()
   await log.until(() => log.ended() === 1)
   await session.close()
-  const wav = Buffer.concat([wavHeader(pcm24.length, 24000), pcm24])
+  const wav = pcm16Wav(pcm24, 24000)
   const file = await app.dictum.transcription.transcribe({ kind: 'bytes', data: wav })
   t.match(file.text, /^heard \d+ samples$/)
   t.equal(log.of('completed')[0]?.transcript, file.text, 'the same sample count as the file path')
@@ -228,21 +229,3 @@ t.test('server_vad without a VAD model is refused at open; turn_detection null s
   t.ok(log.of('completed')[0]?.transcript, 'the session goes on with client commits')
   await session.close()
 })
-
-/** A 44-byte header for 16-bit mono PCM. */
-function wavHeader(dataBytes: number, rate: number): Buffer {
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0, 'latin1')
-  header.writeUInt32LE(36 + dataBytes, 4)
-  header.write('WAVEfmt ', 8, 'latin1')
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(rate, 24)
-  header.writeUInt32LE(rate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36, 'latin1')
-  header.writeUInt32LE(dataBytes, 40)
-  return header
-}

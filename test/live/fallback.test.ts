@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import t from 'tap'
 import { pcmToMono } from '../../audio/pcm-convert.ts'
 import { createResampler } from '../../audio/resampler.ts'
+import { pcm16Wav } from '../../audio/wav-encode.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { build } from '../helpers/build.ts'
 import { encodePcm } from '../helpers/wav.ts'
@@ -24,24 +25,6 @@ const app = installed
       history: { enabled: true },
     })
   : (null as never)
-
-/** A WAV file of 16-bit mono PCM. */
-function wav(pcm: Buffer, rate = 16000): Buffer {
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0, 'latin1')
-  header.writeUInt32LE(36 + pcm.length, 4)
-  header.write('WAVEfmt ', 8, 'latin1')
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(rate, 24)
-  header.writeUInt32LE(rate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36, 'latin1')
-  header.writeUInt32LE(pcm.length, 40)
-  return Buffer.concat([header, pcm])
-}
 
 t.test(
   'client commits: each item is the file transcription of its clip, rules applied, in history',
@@ -62,7 +45,7 @@ t.test(
     const completed = log.of('completed')
     t.equal(completed.length, clips.length)
     for (const [i, clip] of clips.entries()) {
-      const file = await transcription.transcribe({ kind: 'bytes', data: wav(clipPcm(clip)) })
+      const file = await transcription.transcribe({ kind: 'bytes', data: pcm16Wav(clipPcm(clip)) })
       const item = completed[i]!
       t.ok(file.text.length > 0, `${clip}: the file transcription has text`)
       t.equal(item.transcript, file.text, `${clip}: the item's text is the file's`)
@@ -142,7 +125,7 @@ t.test(
     for (const item of log.of('completed')) {
       const from = Math.round(item.startSeconds * 16000) * 2
       const to = Math.min(samples, Math.round(item.endSeconds * 16000)) * 2
-      const file = await transcription.transcribe({ kind: 'bytes', data: wav(pcm.subarray(from, to)) })
+      const file = await transcription.transcribe({ kind: 'bytes', data: pcm16Wav(pcm.subarray(from, to)) })
       t.ok(item.transcript.length > 0, `item ${item.startSeconds}..${item.endSeconds} s has text`)
       t.equal(item.transcript, file.text, 'the same as the file transcription of the same audio')
       t.equal(log.deltasOf(item.itemId), item.transcript, 'deltas concatenate to the transcript')
@@ -169,7 +152,7 @@ t.test('24 kHz input: the text of the 24 kHz file', { skip }, async (t) => {
   session.commit()
   await log.until(() => log.ended() === 1, 60_000)
   await session.close()
-  const file = await app.dictum.transcription.transcribe({ kind: 'bytes', data: wav(pcm24, 24000) })
+  const file = await app.dictum.transcription.transcribe({ kind: 'bytes', data: pcm16Wav(pcm24, 24000) })
   t.ok(file.text.split(' ').length >= 5, `real text: ${file.text}`)
   t.equal(log.of('completed')[0]?.transcript, file.text)
 })

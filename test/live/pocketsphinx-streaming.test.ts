@@ -6,28 +6,11 @@
  */
 import { existsSync } from 'node:fs'
 import t from 'tap'
+import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { build } from '../helpers/build.ts'
 import { appendInChunks, clipPcm, EventLog } from './helpers.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
-
-/** A WAV file of 16 kHz 16-bit mono PCM. */
-function wav(pcm: Buffer): Buffer {
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0, 'latin1')
-  header.writeUInt32LE(36 + pcm.length, 4)
-  header.write('WAVEfmt ', 8, 'latin1')
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(16000, 24)
-  header.writeUInt32LE(32000, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36, 'latin1')
-  header.writeUInt32LE(pcm.length, 40)
-  return Buffer.concat([header, pcm])
-}
 
 t.test(
   'pocketsphinx streaming: partials grow, the final is the file transcription of the utterance',
@@ -49,7 +32,7 @@ t.test(
       await session.close()
 
       const [completed] = log.of('completed')
-      const file = await app.dictum.transcription.transcribe({ kind: 'bytes', data: wav(pcm) })
+      const file = await app.dictum.transcription.transcribe({ kind: 'bytes', data: pcm16Wav(pcm) })
       t.equal(completed?.transcript, file.text, `${clip}: the final is the file's text`)
       // pocketsphinx's partials come from a live pass, its final from the file pass (engines/pocketsphinx/
       // stream.ts): the deltas are the final's start unless the final revised a word already sent.

@@ -20,6 +20,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
+import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { build, tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen } from '../helpers/http.ts'
@@ -32,24 +33,6 @@ const skip =
 const TOKEN = 'web-dictate-token'
 const CLIP = path.join(audioFixturesDir, 'goforward.wav')
 const RATE = 24000
-
-/** A WAV file of PCM16 mono bytes. */
-function wav(pcm: Buffer, rate: number): Buffer {
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0)
-  header.writeUInt32LE(36 + pcm.length, 4)
-  header.write('WAVEfmt ', 8)
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(rate, 24)
-  header.writeUInt32LE(rate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36)
-  header.writeUInt32LE(pcm.length, 40)
-  return Buffer.concat([header, pcm])
-}
 
 t.test('speech in the microphone: the page shows the text /v1/transcribe gives', { skip }, async (t) => {
   const dir = tempDir(t)
@@ -141,7 +124,7 @@ t.test('speech in the microphone: the page shows the text /v1/transcribe gives',
     await fetch(`${base}/v1/transcribe`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'audio/wav' },
-      body: wav(pcm.subarray(from * 2, to * 2), RATE),
+      body: pcm16Wav(pcm.subarray(from * 2, to * 2), RATE),
     })
   ).json()) as { text: string }
   t.equal(dictated, sentText.text, 'and what it gives for the audio the page sent')

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
+import { pcm16Wav } from '../../../audio/wav-encode.ts'
 import { build } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
 import { checkDeltas } from '../../helpers/live-deltas.ts'
@@ -17,31 +18,13 @@ const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
 const clip = (name: string) => path.join(audioFixturesDir, name)
 
-/** A WAV file of PCM16 mono bytes, so /v1/transcribe hears exactly what was streamed. */
-function wav(pcm: Buffer, rate: number): Buffer {
-  const header = Buffer.alloc(44)
-  header.write('RIFF', 0)
-  header.writeUInt32LE(36 + pcm.length, 4)
-  header.write('WAVEfmt ', 8)
-  header.writeUInt32LE(16, 16)
-  header.writeUInt16LE(1, 20)
-  header.writeUInt16LE(1, 22)
-  header.writeUInt32LE(rate, 24)
-  header.writeUInt32LE(rate * 2, 28)
-  header.writeUInt16LE(2, 32)
-  header.writeUInt16LE(16, 34)
-  header.write('data', 36)
-  header.writeUInt32LE(pcm.length, 40)
-  return Buffer.concat([header, pcm])
-}
-
 async function fileText(port: number, pcm: Buffer, rate: number): Promise<string> {
   const res = await rawRequest({
     port,
     method: 'POST',
     path: '/v1/transcribe',
     headers: { 'content-type': 'audio/wav' },
-    body: wav(pcm, rate),
+    body: pcm16Wav(pcm, rate),
   })
   if (res.status !== 200) throw new Error(`POST /v1/transcribe: ${res.status} ${res.text}`)
   return res.json.text
