@@ -24,23 +24,14 @@ import { RedisJobBackend } from '../jobs/redis/backend.ts'
 import type { JobRecord, JobSpec } from '../jobs/types.ts'
 import { ConfigStore } from '../kernel/config-store.ts'
 import { buildApp } from '../server/app.ts'
+import { referenceClips } from '../test/helpers/fixtures.ts'
 import { startRedis } from '../test/helpers/redis-server.ts'
 import { median, round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const BIN = path.join(ROOT, 'bin/dictum.js')
-const CLIPS = [
-  'jfk.wav',
-  'librispeech-1089-134686-0000.wav',
-  'librivox-austen-0870.wav',
-  'goforward.wav',
-  'librispeech-1089-134686-0001.wav',
-  'librivox-austen-0880.wav',
-  'librivox-austen-0890.wav',
-  'cards-001.wav',
-  'cards-002.wav',
-  'cards-003.wav',
-].map((name) => path.join(ROOT, 'test/fixtures/audio', name))
+/** The repo's clips with references (refs.tsv). */
+const CLIPS = referenceClips()
 /** The batch: the clips twice (94 s of speech). */
 const BATCH = [...CLIPS, ...CLIPS]
 const ROUNDS = 3

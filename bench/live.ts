@@ -7,14 +7,12 @@
  * - capacity: N sessions at once, each pacing jfk.wav in real time: a session keeps real time when its
  *   completed event comes no later than the single session's latency plus 1 s.
  */
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import { AudioDecoder } from '../audio/index.ts'
 import { toPcm16 } from '../cli/live-dictation.ts'
-import { audioFixturesDir } from '../test/helpers/fixtures.ts'
+import { referenceClips } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { median, round } from './lib/load.ts'
 
@@ -40,16 +38,10 @@ interface LiveRun {
 }
 
 async function loadClips(): Promise<Clip[]> {
-  const names = readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => line.split('\t')[0] as string)
   const decoder = new AudioDecoder({ maxSeconds: 120 })
   try {
     const clips: Clip[] = []
-    for (const name of names) {
-      const file = path.join(audioFixturesDir, name)
+    for (const file of referenceClips()) {
       const samples = await decoder.decode({ kind: 'file', path: file })
       // Utterances, not recordings: the 60 s clip would measure the VAD's cuts, not an utterance.
       if (samples.length / RATE > 20) continue

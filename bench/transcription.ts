@@ -15,20 +15,11 @@ import { resolveConfig } from '../config/load.ts'
 import { PocketsphinxOptionsSchema } from '../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../kernel/engine-runner/index.ts'
 import { buildApp } from '../server/app.ts'
-import { audioFixturesDir } from '../test/helpers/fixtures.ts'
+import { referenceClips } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { load, median, probeLatency, round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
-const AUDIO = audioFixturesDir
-
-function clips(): string[] {
-  return readFileSync(path.join(AUDIO, 'refs.tsv'), 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => path.join(AUDIO, line.split('\t')[0]!))
-}
 
 /** A stop condition that lets a loop run `n` times (warm-up). */
 function times(n: number): () => boolean {
@@ -60,7 +51,7 @@ export async function benchHealthUnderLoad(seconds = 6): Promise<Record<string, 
   const config = { speech: { engine: 'pocketsphinx', concurrency: 2 }, plugins: [] }
   const server = await startChildServer('dictum', { DICTUM_BENCH_CONFIG: JSON.stringify(config) })
   try {
-    const files = clips()
+    const files = referenceClips()
     await transcribeLoop(server.port, files, times(2))
     const health = `http://127.0.0.1:${server.port}/v1/health`
     const idle = await probeLatency(health, seconds)
@@ -89,7 +80,7 @@ export async function benchHealthUnderLoad(seconds = 6): Promise<Record<string, 
 
 /** Total time for the clips through HTTP vs the engine runner directly (same samples, interleaved rounds). */
 export async function benchHttpVsDirect(rounds = 3): Promise<Record<string, number>> {
-  const files = clips()
+  const files = referenceClips()
   const decoder = new AudioDecoder({ maxSeconds: 3600 })
   const samples = await Promise.all(files.map((file) => decoder.decode({ kind: 'file', path: file })))
   await decoder.close()

@@ -3,7 +3,7 @@
  * see its README) and the Silero VAD model dictum ships (`assets/silero-vad/`). A missing file fails at once,
  * naming its path, instead of a test waiting on it.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -13,4 +13,13 @@ export const vadModelPath = path.join(repoRoot, 'assets/silero-vad/silero_vad.on
 
 for (const required of [path.join(audioFixturesDir, 'refs.tsv'), vadModelPath]) {
   if (!existsSync(required)) throw new Error(`missing test fixture: ${required}`)
+}
+
+/** The clips that have a reference transcript (`refs.tsv`), as absolute paths, in its order. */
+export function referenceClips(): string[] {
+  return readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => path.join(audioFixturesDir, line.split('\t')[0] as string))
 }
