@@ -10,6 +10,7 @@ import { DictumError, errors, isDictumError } from '../../kernel/errors.ts'
 import { writeTransaction } from '../../kernel/storage/write.ts'
 import type { BackendDeps } from '../backend.ts'
 import { thisRunner } from '../executor.ts'
+import { type JobListener, JobListeners } from '../listeners.ts'
 import { resultsDirOf } from '../paths.ts'
 import {
   isFinal,
@@ -34,7 +35,7 @@ export class LocalJobBackend implements JobBackend {
   readonly #deps: BackendDeps
   readonly #store: JobStore
   readonly #running = new Map<string, Run>()
-  readonly #listeners = new Map<string, Set<(event: JobEvent) => void>>()
+  readonly #listeners = new JobListeners()
   #started = false
   #closed = false
   /** One claim loop at a time: two would race for the same free slot. */
@@ -101,17 +102,8 @@ export class LocalJobBackend implements JobBackend {
     return this.#store.get(id)
   }
 
-  subscribe(id: string, listener: (event: JobEvent) => void): () => void {
-    let set = this.#listeners.get(id)
-    if (!set) {
-      set = new Set()
-      this.#listeners.set(id, set)
-    }
-    set.add(listener)
-    return () => {
-      set.delete(listener)
-      if (set.size === 0 && this.#listeners.get(id) === set) this.#listeners.delete(id)
-    }
+  subscribe(id: string, listener: JobListener): () => void {
+    return this.#listeners.add(id, listener)
   }
 
   /**
@@ -226,11 +218,9 @@ export class LocalJobBackend implements JobBackend {
   }
 
   #emit(type: JobEvent['type'], id: string): void {
-    const listeners = this.#listeners.get(id)
-    if (!listeners || listeners.size === 0) return
+    if (!this.#listeners.has(id)) return
     const job = this.#store.get(id)
-    if (!job) return
-    for (const listener of [...listeners]) listener({ type, job })
+    if (job) this.#listeners.send(id, { type, job })
   }
 }
 

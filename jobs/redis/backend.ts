@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
 import { errors, isDictumError } from '../../kernel/errors.ts'
+import { type JobListener, JobListeners } from '../listeners.ts'
 import { newJobId } from '../local/store.ts'
 import { resultsDirOf } from '../paths.ts'
 import {
@@ -78,7 +79,7 @@ export class RedisJobBackend implements JobBackend {
   #open: Promise<Open> | null = null
   #events: QueueEvents | null = null
   #eventsRedis: Redis | null = null
-  readonly #listeners = new Map<string, Set<(event: JobEvent) => void>>()
+  readonly #listeners = new JobListeners()
   /** Per job: events are read and sent one after the other, so they arrive in order. */
   readonly #sending = new Map<string, Promise<void>>()
   /** Jobs whose final event was sent (a cancel and BullMQ's failure would send two). */
@@ -197,18 +198,10 @@ export class RedisJobBackend implements JobBackend {
     })
   }
 
-  subscribe(id: string, listener: (event: JobEvent) => void): () => void {
-    let set = this.#listeners.get(id)
-    if (!set) {
-      set = new Set()
-      this.#listeners.set(id, set)
-    }
-    set.add(listener)
+  subscribe(id: string, listener: JobListener): () => void {
+    const remove = this.#listeners.add(id, listener)
     this.#listen()
-    return () => {
-      set.delete(listener)
-      if (set.size === 0 && this.#listeners.get(id) === set) this.#listeners.delete(id)
-    }
+    return remove
   }
 
   /** The workers whose heartbeat is fresh (each writes its own, expiring, see worker.ts). */
@@ -340,15 +333,14 @@ export class RedisJobBackend implements JobBackend {
     const previous = this.#sending.get(id) ?? Promise.resolve()
     const next = previous.then(async () => {
       const job = await this.get(id).catch(() => null)
-      const listeners = this.#listeners.get(id)
-      if (!job || !listeners || this.#finalSent.has(id)) return
+      if (!job || !this.#listeners.has(id) || this.#finalSent.has(id)) return
       const sent: JobEvent['type'] = isFinal(job.state)
         ? (job.state as JobEvent['type'])
         : type === null || isFinalType(type)
           ? (job.state as JobEvent['type'])
           : type
       if (isFinal(job.state)) this.#finalSent.add(id)
-      for (const listener of [...listeners]) listener({ type: sent, job })
+      this.#listeners.send(id, { type: sent, job })
     })
     this.#sending.set(id, next)
     void next.finally(() => {

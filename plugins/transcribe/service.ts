@@ -177,7 +177,6 @@ export class TranscriptionService {
     acquiring: Promise<AcquiredEngine>,
     options: TranscribeOptions,
   ): Promise<Transcript> {
-    const { dictionary } = this.#deps
     const first = await iterator.next()
     const engine = await acquiring
     checkLanguage(options.language, engine)
@@ -203,14 +202,11 @@ export class TranscriptionService {
         speech,
       })
     }
-    const joined = joinPieces(pieces, (text) => dictionary.applyReplacements(text))
-    return {
-      ...joined,
+    return this.joinPieces(pieces, {
       sampleCount: counted.samples,
       provider: engine.displayName,
       engine: engine.id,
-      durationSeconds: counted.samples / SAMPLE_RATE,
-    }
+    })
   }
 
   /**
