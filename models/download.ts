@@ -7,10 +7,8 @@
  * resumes only what it can trust and restarts from zero otherwise.
  */
 import { createHash, type Hash } from 'node:crypto'
-import { createReadStream, createWriteStream } from 'node:fs'
-import { readFile, rm, stat, writeFile } from 'node:fs/promises'
-import { Readable, Transform } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { createReadStream } from 'node:fs'
+import { type FileHandle, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import type { ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
@@ -193,6 +191,11 @@ async function planBody(request: DownloadRequest, response: Response, offset: nu
   throw errors.MODEL_DOWNLOAD_FAILED(`${request.label}: ${message}`)
 }
 
+/**
+ * Appends the body to the part file chunk by chunk, each chunk written before the next is read: when the
+ * connection drops, every byte that arrived is on disk, so the retry resumes from exactly there. (A stream
+ * pipeline destroys the file stream on a source error and drops the writes still buffered in it.)
+ */
 async function writeBody(
   request: DownloadRequest,
   response: Response,
@@ -200,45 +203,50 @@ async function writeBody(
   state: HashState,
   meter: ProgressMeter,
 ): Promise<void> {
-  const out = createWriteStream(request.partPath, { flags: start > 0 ? 'a' : 'w' })
-  if (!response.body) {
-    await new Promise<void>((resolve, reject) =>
-      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    )
-    return
-  }
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      state.hash.update(chunk)
-      state.bytes += chunk.length
-      meter.add(chunk.length)
-      callback(null, chunk)
-    },
-  })
-  const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>)
+  const out = await openPart(request, start > 0 ? 'a' : 'w')
   try {
-    await pipeline(body, tap, out, request.signal ? { signal: request.signal } : {})
-  } catch (error) {
-    if (request.signal?.aborted) throw error
-    const code = (error as NodeJS.ErrnoException).code
-    if (code !== undefined && LOCAL_WRITE_ERRORS.has(code)) {
-      throw errors.MODEL_DOWNLOAD_FAILED(`${request.label}: cannot write the download: ${code}`)
+    if (!response.body) return
+    const reader = (response.body as unknown as WebReadableStream<Uint8Array>).getReader()
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>
+      try {
+        chunk = await reader.read()
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason ?? error
+        throw new RetryableError(`connection dropped: ${networkFailure(error).message}`)
+      }
+      if (chunk.done) return
+      await writeChunk(request, out, chunk.value)
+      state.hash.update(chunk.value)
+      state.bytes += chunk.value.length
+      meter.add(chunk.value.length)
+      request.signal?.throwIfAborted()
     }
-    throw new RetryableError(`connection dropped: ${networkFailure(error).message}`)
+  } finally {
+    await out.close()
   }
 }
 
-/** Failures of the local disk, which retrying the connection cannot fix. */
-const LOCAL_WRITE_ERRORS = new Set([
-  'ENOSPC',
-  'EDQUOT',
-  'EROFS',
-  'EACCES',
-  'EPERM',
-  'EISDIR',
-  'ENOTDIR',
-  'EFBIG',
-])
+async function openPart(request: DownloadRequest, flags: 'a' | 'w'): Promise<FileHandle> {
+  try {
+    return await open(request.partPath, flags)
+  } catch (error) {
+    throw localWriteFailure(request, error)
+  }
+}
+
+async function writeChunk(request: DownloadRequest, out: FileHandle, chunk: Uint8Array): Promise<void> {
+  try {
+    await out.write(chunk)
+  } catch (error) {
+    throw localWriteFailure(request, error)
+  }
+}
+
+function localWriteFailure(request: DownloadRequest, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code ?? 'EIO'
+  return errors.MODEL_DOWNLOAD_FAILED(`${request.label}: cannot write the download: ${code}`)
+}
 
 /** Makes the running hash cover exactly the first `bytes` bytes of the file (re-reading them if needed). */
 async function alignHash(partPath: string, state: HashState, bytes: number): Promise<void> {

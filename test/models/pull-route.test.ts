@@ -11,7 +11,7 @@ import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'
 import { build, tempDir } from '../helpers/build.ts'
 import { listen } from '../helpers/http.ts'
-import { MODEL_FILES, makeTarBz2, memoryLogger, sha256, startServer } from './fixtures.ts'
+import { MODEL_FILES, makeTarBz2, memoryLogger, sha256, startServer, waitForSize } from './fixtures.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any
@@ -156,15 +156,18 @@ t.test('events: start, progress through download, verify and extract, done', asy
 })
 
 t.test('a second pull joins the running one: one download, both get progress and done', async (t) => {
-  const { pull, mirror, archive } = await setup(t)
+  const { pull, mirror, archive, dataDir } = await setup(t)
   let release!: () => void
   const held = new Promise<void>((resolve) => {
     release = resolve
   })
   // The mirror sends a first part, then holds the connection until the second client has joined, then drops
-  // it: the pull resumes with a Range request.
+  // it: the pull resumes with a Range request. The drop waits for the bytes sent to be on disk too: a
+  // connection reset discards what the client has not read yet, and the resume would rightly start over.
   const half = Math.floor(archive.length / 2)
-  mirror.files.set('/test-model.tar.bz2', { body: archive, dropAfter: half, beforeDrop: () => held })
+  const partPath = path.join(dataDir, 'models', '.partial', 'test-model.tar.bz2.part')
+  const beforeDrop = () => Promise.all([held, waitForSize(partPath, half)])
+  mirror.files.set('/test-model.tar.bz2', { body: archive, dropAfter: half, beforeDrop })
 
   const first = await pull('test-model', SSE)
   const reader = first.body!.getReader()
