@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import { AudioDecoder } from '../audio/index.ts'
 import { toPcm16 } from '../cli/live-dictation.ts'
-import { referenceClips } from '../test/helpers/fixtures.ts'
+import { referenceTranscripts } from '../test/helpers/fixtures.ts'
+import { corpusWordErrorRate } from '../test/helpers/wer.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { median, round } from './lib/load.ts'
 
@@ -21,6 +22,7 @@ const CHUNK = RATE / 10
 
 interface Clip {
   file: string
+  reference: string
   pcm: Uint8Array
   seconds: number
 }
@@ -33,6 +35,10 @@ interface LiveRun {
   /** From the first audio to the first delta, ms. */
   firstDeltaMs: number | null
   transcript: string
+  /** The deltas concatenated. */
+  deltasText: string
+  /** Deltas sent while audio was still being sent. */
+  deltasWhileSpeaking: number
   /** The deltas did not concatenate to the transcript: the final pass revised words already sent. */
   revised: boolean
 }
@@ -41,11 +47,11 @@ async function loadClips(): Promise<Clip[]> {
   const decoder = new AudioDecoder({ maxSeconds: 120 })
   try {
     const clips: Clip[] = []
-    for (const file of referenceClips()) {
+    for (const { path: file, reference } of referenceTranscripts()) {
       const samples = await decoder.decode({ kind: 'file', path: file })
       // Utterances, not recordings: the 60 s clip would measure the VAD's cuts, not an utterance.
       if (samples.length / RATE > 20) continue
-      clips.push({ file, pcm: toPcm16(samples), seconds: samples.length / RATE })
+      clips.push({ file, reference, pcm: toPcm16(samples), seconds: samples.length / RATE })
     }
     return clips
   } finally {
@@ -114,6 +120,8 @@ async function live(port: number, clip: Clip): Promise<LiveRun> {
     gapsMs,
     firstDeltaMs: deltas.length > 0 ? (deltas[0] as number) - started : null,
     transcript: done.transcript,
+    deltasText: text,
+    deltasWhileSpeaking: deltas.length,
     revised: text !== done.transcript,
   }
 }
@@ -155,6 +163,10 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
     const gaps: number[] = []
     const maxGaps: number[] = []
     const firstDeltas: number[] = []
+    const completedTexts: { reference: string; hypothesis: string }[] = []
+    const deltaTexts: { reference: string; hypothesis: string }[] = []
+    let deltasWhileSpeaking = 0
+    let speechSeconds = 0
     let revised = 0
     for (let round = 0; round < rounds; round++) {
       for (const clip of clips) {
@@ -170,6 +182,10 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
         if (run.gapsMs.length > 0) maxGaps.push(Math.max(...run.gapsMs))
         if (run.firstDeltaMs !== null) firstDeltas.push(run.firstDeltaMs)
         if (run.revised) revised++
+        completedTexts.push({ reference: clip.reference, hypothesis: run.transcript })
+        deltaTexts.push({ reference: clip.reference, hypothesis: run.deltasText })
+        deltasWhileSpeaking += run.deltasWhileSpeaking
+        speechSeconds += clip.seconds
       }
     }
     const capacity = await measureCapacity(server.port, clips)
@@ -190,8 +206,11 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
       'delta gap ms while speaking, median': round(median(gaps), 0),
       'delta gap ms while speaking, p90': round(percentile(gaps, 90), 0),
       'delta gap ms, longest per clip, median (target ≤ 500)': round(median(maxGaps), 0),
+      'speech seconds per delta sent while speaking': round(speechSeconds / deltasWhileSpeaking, 3),
       'first delta after first audio ms, median': round(median(firstDeltas), 0),
       'items whose final revised words sent as deltas': `${revised} of ${latencies.length}`,
+      'WER of the completed transcripts (= file transcription)': round(corpusWordErrorRate(completedTexts), 3),
+      'WER of the deltas concatenated': round(corpusWordErrorRate(deltaTexts), 3),
       ...capacity,
     }
   } finally {

@@ -37,6 +37,66 @@ export interface LiveLink {
   abort(): void
 }
 
+/**
+ * The items a link waits for before `finish` resolves, and the session's failure: an item is open from its
+ * commit until its final text or its failure.
+ */
+class OpenItems {
+  readonly #open = new Set<string>()
+  /** A commit was sent and its answer (`committed`, or nothing to commit) has not come yet. */
+  #awaitingCommit = false
+  #settle: (() => void) | null = null
+  #reject: (error: Error) => void = () => {}
+  readonly failed = new Promise<never>((_, reject) => {
+    this.#reject = reject
+  })
+
+  constructor() {
+    this.failed.catch(() => {})
+  }
+
+  committed(itemId: string): void {
+    this.#open.add(itemId)
+    this.#awaitingCommit = false
+  }
+
+  /** The commit `finish` sent had nothing to commit (the server's VAD had committed everything). */
+  nothingCommitted(): void {
+    this.#awaitingCommit = false
+    this.check()
+  }
+
+  ended(itemId: string): void {
+    this.#open.delete(itemId)
+    this.check()
+  }
+
+  fail(error: Error): void {
+    this.#reject(error)
+  }
+
+  /** `finish` was called. */
+  get finishing(): boolean {
+    return this.#settle !== null
+  }
+
+  /**
+   * From now on, resolves once no item is open (checked at each item's end and at {@link check}); with
+   * `commitSent`, not before the commit's answer came (an item ending meanwhile does not end the wait).
+   */
+  finish(commitSent: boolean): Promise<void> {
+    this.#awaitingCommit = commitSent
+    const settled = new Promise<void>((resolve) => {
+      this.#settle = resolve
+    })
+    return Promise.race([settled, this.failed])
+  }
+
+  check(): void {
+    if (this.#open.size === 0 && !this.#awaitingCommit) this.#settle?.()
+  }
+}
+
 const TURN_DETECTION = (silenceMs: number) => ({
   type: 'server_vad' as const,
   threshold: 0.5,
@@ -50,16 +110,7 @@ export async function inProcessLink(
   options: LiveLinkOptions,
   view: LiveView,
 ): Promise<LiveLink> {
-  const open = new Set<string>()
-  let settleAll: (() => void) | null = null
-  let reject: (error: Error) => void = () => {}
-  const failed = new Promise<never>((_, r) => {
-    reject = r
-  })
-  failed.catch(() => {})
-  const checkDone = () => {
-    if (open.size === 0) settleAll?.()
-  }
+  const items = new OpenItems()
   const session: LiveSession = await app.dictum.live.open(
     {
       turnDetection: {
@@ -75,31 +126,27 @@ export async function inProcessLink(
       },
     },
     (event) => {
-      if (event.type === 'committed') open.add(event.itemId)
+      if (event.type === 'committed') items.committed(event.itemId)
       else if (event.type === 'delta') view.delta(event.itemId, event.delta)
       else if (event.type === 'completed') {
         view.completed(event.itemId, event.transcript)
-        open.delete(event.itemId)
-        checkDone()
+        items.ended(event.itemId)
       } else if (event.type === 'failed') {
         view.failed(event.itemId, event.error.message)
-        open.delete(event.itemId)
-        checkDone()
-      } else if (event.type === 'error' && event.fatal) reject(new CliError(event.error.message))
+        items.ended(event.itemId)
+      } else if (event.type === 'error' && event.fatal) items.fail(new CliError(event.error.message))
     },
   )
   return {
     append: (pcm16) => session.append(pcm16),
     async finish() {
-      const done = new Promise<void>((resolve) => {
-        settleAll = resolve
-      })
+      const done = items.finish(false)
       // close() completes the item still open; its events arrive before close resolves.
       await session.close()
-      checkDone()
-      await Promise.race([done, failed])
+      items.check()
+      await done
     },
-    failed,
+    failed: items.failed,
     abort: () => void session.close({ cancel: true }),
   }
 }
@@ -122,16 +169,7 @@ export async function realtimeLink(
   url.searchParams.set('intent', 'transcription')
   url.searchParams.set('app', options.appName)
   const socket = new WebSocket(url, { headers: server.authorizationHeaders() })
-  const open = new Set<string>()
-  let reject: (error: Error) => void = () => {}
-  const failed = new Promise<never>((_, r) => {
-    reject = r
-  })
-  failed.catch(() => {})
-  let finishing: (() => void) | null = null
-  const checkDone = () => {
-    if (open.size === 0) finishing?.()
-  }
+  const items = new OpenItems()
   socket.on('message', (data, isBinary) => {
     if (isBinary) return
     let event: ServerEvent
@@ -141,26 +179,24 @@ export async function realtimeLink(
       return
     }
     const item = event.item_id ?? ''
-    if (event.type === 'input_audio_buffer.committed') open.add(item)
+    if (event.type === 'input_audio_buffer.committed') items.committed(item)
     else if (event.type === 'conversation.item.input_audio_transcription.delta')
       view.delta(item, event.delta ?? '')
     else if (event.type === 'conversation.item.input_audio_transcription.completed') {
       view.completed(item, event.transcript ?? '')
-      open.delete(item)
-      checkDone()
+      items.ended(item)
     } else if (event.type === 'conversation.item.input_audio_transcription.failed') {
       view.failed(item, event.error?.message ?? 'transcription failed')
-      open.delete(item)
-      checkDone()
+      items.ended(item)
     } else if (event.type === 'error') {
       // Committing when the server's VAD already committed everything is not a failure of the dictation.
-      if (event.error?.code === 'input_audio_buffer_commit_empty' && finishing) checkDone()
-      else reject(new CliError(`the dictum service: ${event.error?.message ?? 'error'}`))
+      if (event.error?.code === 'input_audio_buffer_commit_empty' && items.finishing) items.nothingCommitted()
+      else items.fail(new CliError(`the dictum service: ${event.error?.message ?? 'error'}`))
     }
   })
   socket.on('close', (code, reason) => {
-    if (code !== 1000 || finishing === null)
-      reject(
+    if (code !== 1000 || !items.finishing)
+      items.fail(
         new CliError(
           `the dictum service closed the live session (${code}${reason.length > 0 ? `: ${reason.toString()}` : ''}).`,
           EXIT.unavailable,
@@ -184,7 +220,7 @@ export async function realtimeLink(
     )
   })
   socket.on('error', (err) =>
-    reject(new CliError(`the live session failed: ${err.message}`, EXIT.unavailable)),
+    items.fail(new CliError(`the live session failed: ${err.message}`, EXIT.unavailable)),
   )
   send(socket, {
     type: 'session.update',
@@ -205,18 +241,16 @@ export async function realtimeLink(
       send(socket, { type: 'input_audio_buffer.append', audio: Buffer.from(pcm16).toString('base64') })
     },
     async finish() {
-      const done = new Promise<void>((resolve) => {
-        finishing = resolve
-      })
+      const done = items.finish(appended)
       if (appended) send(socket, { type: 'input_audio_buffer.commit' })
-      else checkDone()
+      else items.check()
       try {
-        await Promise.race([done, failed])
+        await done
       } finally {
         socket.close(1000)
       }
     },
-    failed,
+    failed: items.failed,
     abort: () => socket.terminate(),
   }
 }

@@ -15,11 +15,23 @@ for (const required of [path.join(audioFixturesDir, 'refs.tsv'), vadModelPath]) 
   if (!existsSync(required)) throw new Error(`missing test fixture: ${required}`)
 }
 
-/** The clips that have a reference transcript (`refs.tsv`), as absolute paths, in its order. */
+/** A clip of `refs.tsv`: its file name, absolute path and reference transcript. */
+export interface ReferenceClip {
+  file: string
+  path: string
+  reference: string
+}
+
+/** The clips that have a reference transcript (`refs.tsv`), in its order. */
+export function referenceTranscripts(): ReferenceClip[] {
+  const lines = readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8').trim().split('\n').slice(1)
+  return lines.map((line) => {
+    const [file = '', reference = ''] = line.split('\t')
+    return { file, path: path.join(audioFixturesDir, file), reference }
+  })
+}
+
+/** The clips that have a reference transcript, as absolute paths, in its order. */
 export function referenceClips(): string[] {
-  return readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1)
-    .map((line) => path.join(audioFixturesDir, line.split('\t')[0] as string))
+  return referenceTranscripts().map((clip) => clip.path)
 }

@@ -1,9 +1,9 @@
 /**
  * The deltas of a live item against its final transcript. With an engine whose partials come from the pass
- * that gives its final, they concatenate to it exactly. pocketsphinx's partials come from a quicker live
- * pass (engines/pocketsphinx/stream.ts): its final, the file transcription, can revise a word already sent,
- * and then the last delta carries the final's words after as many words as were sent (live/deltas.ts): the
- * deltas end as the transcript does.
+ * that gives its final, they concatenate to it exactly. pocketsphinx's partials come from its live pass
+ * (engines/pocketsphinx/stream.ts): its final, the file transcription, can revise a word already sent, and
+ * then the last delta carries the final's words after those the sent words align with (live/deltas.ts):
+ * the deltas end as the transcript does.
  */
 import type { Test } from 'tap'
 

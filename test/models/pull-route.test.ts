@@ -166,7 +166,9 @@ t.test('a second pull joins the running one: one download, both get progress and
   // connection reset discards what the client has not read yet, and the resume would rightly start over.
   const half = Math.floor(archive.length / 2)
   const partPath = path.join(dataDir, 'models', '.partial', 'test-model.tar.bz2.part')
-  const beforeDrop = () => Promise.all([held, waitForSize(partPath, half)])
+  const beforeDrop = async () => {
+    await Promise.all([held, waitForSize(partPath, half)])
+  }
   mirror.files.set('/test-model.tar.bz2', { body: archive, dropAfter: half, beforeDrop })
 
   const first = await pull('test-model', SSE)

@@ -6,23 +6,12 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { AudioDecoder } from '../../../audio/index.ts'
 import { DEFAULT_MODEL_DIR } from '../../../engines/pocketsphinx/options.ts'
-import { audioFixturesDir } from '../../helpers/fixtures.ts'
+import { audioFixturesDir, type ReferenceClip, referenceTranscripts } from '../../helpers/fixtures.ts'
 
 export { audioFixturesDir }
 
-export interface Clip {
-  file: string
-  path: string
-  reference: string
-}
-
-export function referenceClips(): Clip[] {
-  const lines = readFileSync(path.join(audioFixturesDir, 'refs.tsv'), 'utf8').trim().split('\n').slice(1)
-  return lines.map((line) => {
-    const [file = '', reference = ''] = line.split('\t')
-    return { file, path: path.join(audioFixturesDir, file), reference }
-  })
-}
+export type Clip = ReferenceClip
+export { referenceTranscripts as referenceClips }
 
 /** 16 kHz mono float samples of a clip, through the kernel's decoder. */
 export async function readClip(file: string): Promise<Float32Array> {

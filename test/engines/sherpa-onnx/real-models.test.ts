@@ -5,13 +5,13 @@
  * 40 ms chunks give partials and the same final text as transcribe().
  */
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import { SHERPA_ONNX_CATALOG } from '../../../engines/sherpa-onnx/catalog.ts'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
+import { referenceTranscripts } from '../../helpers/fixtures.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
 import { audioFixturesDir, readWav, silentLogger } from './fixtures.ts'
 
@@ -22,14 +22,6 @@ const MAX_WER: Record<string, number> = {
   moonshine: 0.4,
   // The small bilingual streaming model is weaker on English read speech.
   'streaming-zipformer-transducer': 0.5,
-}
-
-async function references(): Promise<{ file: string; text: string }[]> {
-  const lines = (await readFile(path.join(audioFixturesDir, 'refs.tsv'), 'utf8')).trim().split('\n').slice(1)
-  return lines.map((line) => {
-    const [file, text] = line.split('\t')
-    return { file: file!, text: text ?? '' }
-  })
 }
 
 if (!modelsDir) {
@@ -48,16 +40,16 @@ if (!modelsDir) {
       t.teardown(() => instance.close())
       await instance.load()
       const pairs = []
-      for (const ref of await references()) {
-        const samples = await readWav(path.join(audioFixturesDir, ref.file))
+      for (const ref of referenceTranscripts()) {
+        const samples = await readWav(ref.path)
         const result = await instance.transcribe({ samples, customWords: [], language: 'en' })
-        pairs.push({ reference: ref.text, hypothesis: result.text })
+        pairs.push({ reference: ref.reference, hypothesis: result.text })
       }
       const wer = corpusWordErrorRate(pairs)
       t.ok(wer < (MAX_WER[entry.family] ?? 0.3), `corpus WER ${wer.toFixed(3)}`)
       if (engine.capabilities(options).streaming) {
-        for (const ref of (await references()).slice(0, 4)) {
-          const samples = await readWav(path.join(audioFixturesDir, ref.file))
+        for (const ref of referenceTranscripts().slice(0, 4)) {
+          const samples = await readWav(ref.path)
           const stream = await instance.openStream!({ customWords: [] })
           let partials = 0
           for (let i = 0; i < samples.length; i += 640)
