@@ -365,7 +365,8 @@ t.test('cancel: a queued job never runs; a running one stops', async (t) => {
 t.test('priority: with one worker, queued jobs start highest priority first', async (t) => {
   const survivor = alive()[0]!
   t.equal(alive().length, 1)
-  const blocker = await backend.submit(spec(medium))
+  // Busy long enough (jfk.wav: ~1.5 s of work) for the three below to be queued behind it.
+  const blocker = await backend.submit(spec(clip('jfk.wav')))
   await untilActive(blocker.job.id)
   const low = await backend.submit(spec(clip('cards-001.wav'), { priority: -10 }))
   const normal = await backend.submit(spec(clip('cards-002.wav'), { priority: 0 }))
