@@ -206,10 +206,16 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
       'delta gap ms while speaking, median': round(median(gaps), 0),
       'delta gap ms while speaking, p90': round(percentile(gaps, 90), 0),
       'delta gap ms, longest per clip, median (target ≤ 500)': round(median(maxGaps), 0),
-      'audio seconds per delta sent before the last chunk (a delta carries one or more words)': round(speechSeconds / deltasWhileSpeaking, 3),
+      'audio seconds per delta sent before the last chunk (a delta carries one or more words)': round(
+        speechSeconds / deltasWhileSpeaking,
+        3,
+      ),
       'first delta after first audio ms, median': round(median(firstDeltas), 0),
       'items whose final revised words sent as deltas': `${revised} of ${latencies.length}`,
-      'WER of the completed transcripts (= file transcription)': round(corpusWordErrorRate(completedTexts), 3),
+      'WER of the completed transcripts (= file transcription)': round(
+        corpusWordErrorRate(completedTexts),
+        3,
+      ),
       'WER of the deltas concatenated': round(corpusWordErrorRate(deltaTexts), 3),
       ...capacity,
     }

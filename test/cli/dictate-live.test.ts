@@ -19,7 +19,10 @@ const BIN = path.join(repoRoot, 'bin/dictum.js')
 async function pausedClip(dir: string): Promise<string> {
   const decoder = new AudioDecoder({ maxSeconds: 60 })
   try {
-    const first = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'librispeech-1089-134686-0001.wav') })
+    const first = await decoder.decode({
+      kind: 'file',
+      path: path.join(audioFixturesDir, 'librispeech-1089-134686-0001.wav'),
+    })
     const second = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'goforward.wav') })
     const all = new Float32Array(first.length + 2 * RATE + second.length + RATE)
     all.set(first, 0)
