@@ -1,5 +1,5 @@
 /**
- * `dictum jobs submit|list|status|cancel|wait`: transcription jobs, always through the running service (it
+ * `dictum jobs submit|list|status|cancel|wait|workers`: transcription jobs, always through the running service (it
  * runs them; docs/jobs.md). Found as `dictum transcribe` finds it (cli/server-client.ts): `--server URL`,
  * DICTUM_SERVER, or the configured address. A service on this machine reads files, folders and globs by
  * path; one elsewhere gets each file uploaded (folders and globs expanded here).
@@ -9,6 +9,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { audioFilesIn, globFiles, hasWildcard } from '../jobs/file-match.ts'
 import type { JobRecord } from '../jobs/types.ts'
+import type { WorkerStatus } from '../jobs/worker-stats.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
@@ -46,6 +47,7 @@ Commands:
   status ID                 One job
   cancel ID...              Cancel jobs (a running one is stopped)
   wait ID...                Wait for jobs to end, with a progress bar; exit 1 if any did not complete
+  workers                   The processes running jobs: Redis workers, or the service itself
 
 Options:
   --json                    Print the service's JSON
@@ -62,10 +64,10 @@ export async function jobsCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(JOBS_HELP)
     return sub === undefined && !values.help ? EXIT.usage : EXIT.ok
   }
-  if (!['submit', 'list', 'status', 'cancel', 'wait'].includes(sub)) {
-    throw usageError(`unknown jobs command "${sub}" (use submit, list, status, cancel or wait).`)
+  if (!['submit', 'list', 'status', 'cancel', 'wait', 'workers'].includes(sub)) {
+    throw usageError(`unknown jobs command "${sub}" (use submit, list, status, cancel, wait or workers).`)
   }
-  if (sub !== 'list' && rest.length === 0)
+  if (sub !== 'list' && sub !== 'workers' && rest.length === 0)
     throw usageError(`dictum jobs ${sub} needs ${sub === 'submit' ? 'files' : 'job ids'}.`)
   const checked = await loadCliConfig(values, io)
   const server = await findServer(
@@ -115,9 +117,27 @@ export async function jobsCommand(args: string[], io: CliIO): Promise<number> {
       }
       return EXIT.ok
     }
+    case 'workers': {
+      const workers = (await server.json('GET', '/v1/jobs/workers')) as { items: WorkerStatus[] }
+      if (json) io.stdout.write(`${JSON.stringify(workers, null, 2)}\n`)
+      else for (const worker of workers.items) io.stdout.write(`${workerLine(worker)}\n`)
+      return EXIT.ok
+    }
     default:
       return wait(server, rest, io, json)
   }
+}
+
+/** `host:pid  engine  active/concurrency  N done  X s of audio  Y× real time`. */
+export function workerLine(worker: WorkerStatus): string {
+  return [
+    worker.id,
+    worker.engine,
+    `${worker.active}/${worker.concurrency} running`,
+    `${worker.done} done`,
+    `${worker.audioSeconds} s of audio`,
+    `${worker.throughput}× real time`,
+  ].join('  ')
 }
 
 type Values = { format?: string[]; priority?: string; key?: string }

@@ -21,6 +21,7 @@ import {
   JobParamsSchema,
   JobSchema,
   ResultParamsSchema,
+  WorkersSchema,
 } from './schemas.ts'
 import { submissionFromRequest } from './submission.ts'
 import { isFinal, JOB_STATES, type JobEvent, type JobRecord, type JobState } from './types.ts'
@@ -91,6 +92,12 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
       return { count: page.jobs.length, items: page.jobs, nextCursor: page.nextCursor }
     },
   )
+
+  // The router prefers this static path to /jobs/:id.
+  app.get('/jobs/workers', { schema: { response: { 200: WorkersSchema } } }, async () => {
+    const workers = await backend().workers()
+    return { backend: backend().kind, count: workers.length, items: workers }
+  })
 
   app.get(
     '/jobs/:id',

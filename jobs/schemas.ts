@@ -65,6 +65,26 @@ export const JobListSchema = Type.Object({
   nextCursor: Nullable(Type.String()),
 })
 
+export const WorkerStatusSchema = Type.Object({
+  id: Type.String(),
+  host: Type.String(),
+  pid: Type.Integer(),
+  engine: Type.String(),
+  concurrency: Type.Integer(),
+  active: Type.Integer(),
+  done: Type.Integer(),
+  audioSeconds: Type.Number(),
+  throughput: Type.Number(),
+  startedAt: Type.String(),
+  seenAt: Type.String(),
+})
+
+export const WorkersSchema = Type.Object({
+  backend: Type.Union([Type.Literal('local'), Type.Literal('redis')]),
+  count: Type.Integer(),
+  items: Type.Array(WorkerStatusSchema),
+})
+
 export const JobListQuerySchema = Type.Object({
   state: Type.Optional(Type.Unknown()),
   limit: Type.Optional(Type.Unknown()),

@@ -13,6 +13,7 @@
  * cancelled active job is aborted through its run's AbortSignal. completed, failed and cancelled are final.
  */
 import type { DocumentFormat } from '../plugins/transcribe/formats.ts'
+import type { WorkerStatus } from './worker-stats.ts'
 
 export const JOB_STATES = ['queued', 'active', 'completed', 'failed', 'cancelled'] as const
 export type JobState = (typeof JOB_STATES)[number]
@@ -163,6 +164,11 @@ export interface JobBackend {
    * caller reads the job first (`get`) and subscribes before that read, so no event is missed between them.
    */
   subscribe(id: string, listener: (event: JobEvent) => void): () => void
+  /**
+   * The processes running jobs now: with Redis, the workers whose heartbeat is fresh; with the local backend,
+   * this process (the service runs its jobs itself).
+   */
+  workers(): Promise<WorkerStatus[]>
   /** Stops taking jobs, aborts the runs in progress (they are queued again on the next start) and lets go of what it holds. */
   close(): Promise<void>
 }

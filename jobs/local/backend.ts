@@ -23,6 +23,7 @@ import {
   type JobRecord,
   type JobSpec,
 } from '../types.ts'
+import { WorkerStats, type WorkerStatus } from '../worker-stats.ts'
 import { JobStore } from './store.ts'
 
 interface Run {
@@ -35,6 +36,7 @@ export class LocalJobBackend implements JobBackend {
   readonly #deps: BackendDeps
   readonly #store: JobStore
   readonly #running = new Map<string, Run>()
+  readonly #stats = new WorkerStats()
   readonly #listeners = new JobListeners()
   #started = false
   #closed = false
@@ -110,6 +112,18 @@ export class LocalJobBackend implements JobBackend {
    * Stops taking jobs and aborts the runs in progress; their records stay active, so the next start queues
    * them again (as after a crash: one path for both).
    */
+  /** This process: the service runs its jobs itself. */
+  async workers(): Promise<WorkerStatus[]> {
+    const config = this.#deps.configStore.current
+    return [
+      this.#stats.status({
+        engine: config.speech.engine,
+        concurrency: config.jobs.concurrency,
+        active: this.#running.size,
+      }),
+    ]
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     const runs = [...this.#running.values()]
@@ -161,6 +175,8 @@ export class LocalJobBackend implements JobBackend {
   async #execute(job: JobRecord, signal: AbortSignal): Promise<void> {
     const { db, executor, logger } = this.#deps
     const runner = job.runner ?? thisRunner('local')
+    const started = performance.now()
+    const runSeconds = () => (performance.now() - started) / 1000
     try {
       const result = await executor.run(job, {
         signal,
@@ -175,11 +191,13 @@ export class LocalJobBackend implements JobBackend {
       await writeTransaction(db, () =>
         this.#store.complete(job.id, result, { ...runner, engine: result.engine }, Date.now()),
       )
+      this.#stats.count(result.durationSeconds, runSeconds())
       await this.#afterFinal(job)
       this.#emit('completed', job.id)
     } catch (error) {
       // Closing: the record stays active and the next start queues it again.
       if (this.#closed) return
+      this.#stats.count(0, runSeconds())
       await this.#recordFailure(job, error, signal).catch((failure) =>
         logger.error({ err: failure, job: job.id }, 'jobs: could not record the end of a job'),
       )

@@ -26,6 +26,7 @@ import {
   type JobResult,
   type JobSpec,
 } from '../types.ts'
+import type { WorkerStatus } from '../worker-stats.ts'
 import { connectRedis, redisAddress } from './connection.ts'
 import {
   INLINE_UPLOAD_BYTES,
@@ -55,24 +56,6 @@ const LIST_BATCH = 100
 const CANCEL_POLL_MS = 100
 
 /** Worker heartbeats as `dictum worker` writes them (see worker.ts). */
-export interface WorkerHeartbeat {
-  id: string
-  host: string
-  pid: number
-  engine: string
-  concurrency: number
-  /** Jobs and parts it is running now. */
-  active: number
-  /** Jobs and parts it has finished (completed or failed). */
-  done: number
-  /** Seconds of audio it transcribed. */
-  audioSeconds: number
-  /** Audio seconds per second of its runs' wall time (per run: with concurrency N, N runs add up). */
-  throughput: number
-  startedAt: string
-  seenAt: string
-}
-
 export class RedisJobBackend implements JobBackend {
   readonly kind = 'redis' as const
   readonly #deps: Deps
@@ -205,7 +188,7 @@ export class RedisJobBackend implements JobBackend {
   }
 
   /** The workers whose heartbeat is fresh (each writes its own, expiring, see worker.ts). */
-  workers(): Promise<WorkerHeartbeat[]> {
+  workers(): Promise<WorkerStatus[]> {
     return this.#guard(async ({ redis }) => {
       const found: string[] = []
       let cursor = '0'
@@ -216,7 +199,7 @@ export class RedisJobBackend implements JobBackend {
       } while (cursor !== '0')
       if (found.length === 0) return []
       const values = await redis.mget(found)
-      return values.flatMap((v) => (v ? [JSON.parse(v) as WorkerHeartbeat] : []))
+      return values.flatMap((v) => (v ? [JSON.parse(v) as WorkerStatus] : []))
     })
   }
 

@@ -14,7 +14,6 @@
  * taking jobs, lets its runs finish for `graceMs`, then returns the ones still running to the queue.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises'
-import { hostname } from 'node:os'
 import path from 'node:path'
 import { type Job, Queue, UnrecoverableError, WaitingChildrenError, WaitingError, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
@@ -27,6 +26,7 @@ import type { TranscribeOptions, TranscriptionService } from '../../plugins/tran
 import { type TranscriptionExecutor, thisRunner, wavSeconds } from '../executor.ts'
 import { resultsDirOf, spoolDirOf } from '../paths.ts'
 import { isRetryable, type JobRecord, type JobResult } from '../types.ts'
+import { WorkerStats } from '../worker-stats.ts'
 import { connectRedis, redisAddress } from './connection.ts'
 import { groupPieces } from './fan-out.ts'
 import {
@@ -68,8 +68,9 @@ const HEARTBEAT_MS = 5000
 const DECODE_CHUNK_SECONDS = 5
 
 export class RedisJobWorker {
+  readonly #stats = new WorkerStats()
   /** `<host>:<pid>`: unique among running workers, and says where to look. */
-  readonly id = `${hostname()}:${process.pid}`
+  readonly id = this.#stats.id
   readonly #deps: WorkerDeps
   readonly #options: WorkerOptions
   readonly #connections: Redis[] = []
@@ -78,7 +79,6 @@ export class RedisJobWorker {
   #heartbeat: NodeJS.Timeout | null = null
   /** Runs in progress: job id → its abort controller and (for a part) its parent's id. */
   readonly #running = new Map<string, { controller: AbortController; parentId: string | null }>()
-  readonly #stats = { done: 0, audioSeconds: 0, runSeconds: 0, startedAt: new Date().toISOString() }
 
   constructor(deps: WorkerDeps, options: WorkerOptions) {
     this.#deps = deps
@@ -317,9 +317,7 @@ export class RedisJobWorker {
   }
 
   #count(audioSeconds: number, started: number): void {
-    this.#stats.done++
-    this.#stats.runSeconds += (performance.now() - started) / 1000
-    this.#stats.audioSeconds += audioSeconds
+    this.#stats.count(audioSeconds, (performance.now() - started) / 1000)
   }
 
   async #isCancelled(id: string): Promise<boolean> {
@@ -334,21 +332,11 @@ export class RedisJobWorker {
   }
 
   async #beat(): Promise<void> {
-    const config = this.#deps.configStore.current
-    const { done, audioSeconds, runSeconds, startedAt } = this.#stats
-    const heartbeat = {
-      id: this.id,
-      host: hostname(),
-      pid: process.pid,
-      engine: config.speech.engine,
+    const heartbeat = this.#stats.status({
+      engine: this.#deps.configStore.current.speech.engine,
       concurrency: this.#options.concurrency,
       active: this.#running.size,
-      done,
-      audioSeconds: round(audioSeconds),
-      throughput: runSeconds > 0 ? round(audioSeconds / runSeconds) : 0,
-      startedAt,
-      seenAt: new Date().toISOString(),
-    }
+    })
     await this.#connections[0]!.set(keys.worker(this.id), JSON.stringify(heartbeat), 'PX', HEARTBEAT_MS * 3)
   }
 }
@@ -374,8 +362,4 @@ function audioPath(configStore: ConfigStore, record: JobRecord): string {
 function uploadPath(configStore: ConfigStore, record: JobRecord): string {
   if (record.input.kind !== 'upload') throw errors.INTERNAL()
   return path.join(resultsDirOf(configStore.current), record.input.file)
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100
 }

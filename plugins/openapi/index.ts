@@ -284,6 +284,10 @@ const ROUTES: Record<string, RouteDoc> = {
     errors: [400, 401, 403, 413, 503],
   },
   'GET /v1/jobs': { summary: 'Jobs, newest first, by state, a page at a time.', errors: [400, 401, 403] },
+  'GET /v1/jobs/workers': {
+    summary: 'The processes running jobs (Redis workers, or the service itself): engine, host, throughput.',
+    errors: [401, 403, 503],
+  },
   'GET /v1/jobs/{id}': { summary: 'One job: state, progress, result or error.', errors: [401, 403, 404] },
   'DELETE /v1/jobs/{id}': { summary: 'Cancel a job (a running one is stopped).', errors: [401, 403, 404] },
   'GET /v1/jobs/{id}/events': {

@@ -66,6 +66,14 @@ t.test('submit --wait, list, status, cancel through the service', async (t) => {
   const empty = await run(t, ['jobs', 'list', '--server', server, '--state', 'queued'])
   t.equal(empty.stdout, '')
 
+  const workers = await run(t, ['jobs', 'workers', '--server', server])
+  t.equal(workers.code, 0, workers.stderr)
+  t.match(
+    workers.stdout,
+    /^\S+:\d+ {2}fixture-echo {2}0\/\d+ running {2}3 done {2}[\d.]+ s of audio {2}[\d.]+× real time\n$/,
+    'the service runs the jobs itself: one line, its three runs counted',
+  )
+
   const id = (lines[0] as string).split(' ')[0] as string
   const status = await run(t, ['jobs', 'status', '--server', server, id])
   t.equal(status.code, 0)

@@ -39,6 +39,32 @@ t.test('a job by path runs to completed, with its result in the record and as fi
   t.notOk(JSON.stringify(done).includes(dataDir), 'the record never names the data dir')
 })
 
+t.test('GET /v1/jobs/workers: with the local backend, this process, counting its runs', async (t) => {
+  const app = await buildJobsApp(t)
+  const before = await injectJson(app, 'GET', '/v1/jobs/workers')
+  t.equal(before.status, 200)
+  t.equal(before.body.backend, 'local')
+  t.equal(before.body.count, 1)
+  t.match(before.body.items[0], {
+    pid: process.pid,
+    engine: 'fixture-echo',
+    concurrency: app.dictum.configStore.current.jobs.concurrency,
+    active: 0,
+    done: 0,
+    audioSeconds: 0,
+    throughput: 0,
+  })
+  t.equal(before.body.items[0].id, `${before.body.items[0].host}:${process.pid}`)
+  const res = await injectJson(app, 'POST', '/v1/jobs', { path: JFK })
+  t.equal((await waitFor(app, res.body.id)).state, 'completed')
+  const after = await injectJson(app, 'GET', '/v1/jobs/workers')
+  const worker = after.body.items[0]
+  t.equal(worker.done, 1, 'the run is counted')
+  t.equal(worker.audioSeconds, 11, "jfk.wav's 11 s of audio")
+  t.ok(worker.throughput > 0, `throughput ${worker.throughput} audio seconds per second`)
+  t.equal(worker.startedAt, before.body.items[0].startedAt)
+})
+
 t.test('the same idempotency key answers the same job with 200', async (t) => {
   const app = await buildJobsApp(t)
   const first = await injectJson(app, 'POST', '/v1/jobs', { path: JFK, idempotencyKey: 'meeting-7' })

@@ -193,6 +193,21 @@ t.test(
       heartbeats.every((w) => w.engine === 'pocketsphinx' && w.host && w.throughput > 0),
       'workers report engine, host and throughput',
     )
+    // Each worker writes its heartbeat as a run ends: wait until both show theirs.
+    const listedWorkers = await until(async () => {
+      const res = await injectJson(app, 'GET', '/v1/jobs/workers')
+      return res.body.items.every((w: { done: number }) => w.done > 0) && res
+    }, 'both heartbeats to count their runs')
+    t.equal(listedWorkers.body.backend, 'redis')
+    t.same(
+      new Set(listedWorkers.body.items.map((w: { pid: number }) => w.pid)),
+      new Set(alive().map((w) => w.pid)),
+      'GET /v1/jobs/workers lists both workers',
+    )
+    t.ok(
+      listedWorkers.body.items.every((w: { engine: string }) => w.engine === 'pocketsphinx'),
+      'with the engine each runs',
+    )
     const listed = await injectJson(app, 'GET', '/v1/jobs?state=completed&limit=100')
     t.same(
       new Set(listed.body.items.map((job: JobRecord) => job.id)),

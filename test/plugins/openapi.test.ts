@@ -38,6 +38,7 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of every route', as
       'GET /v1/history',
       'GET /v1/history/export',
       'GET /v1/jobs',
+      'GET /v1/jobs/workers',
       'GET /v1/jobs/{id}',
       'GET /v1/jobs/{id}/events',
       'GET /v1/jobs/{id}/result/{format}',
