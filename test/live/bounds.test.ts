@@ -6,14 +6,12 @@
 import path from 'node:path'
 import t from 'tap'
 import { pcmToMono } from '../../audio/pcm-convert.ts'
-import { createResampler } from '../../audio/resampler.ts'
 import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { errorCatalogue } from '../../kernel/errors.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { expectedText } from '../fixtures/plugins/streaming-engine.ts'
 import { build, FIXTURES } from '../helpers/build.ts'
-import { encodePcm } from '../helpers/wav.ts'
-import { appendInChunks, clipPcm, EventLog, silencePcm } from './helpers.ts'
+import { appendInChunks, clipPcm, clipPcmAt24k, EventLog, silencePcm } from './helpers.ts'
 
 const STREAMING = path.join(FIXTURES, 'plugins/streaming-engine.ts')
 const COMMIT: LiveSessionOptions = { turnDetection: null, inputSampleRate: 16000 }
@@ -188,14 +186,7 @@ t.test(
 
 t.test('24 kHz input is resampled to exactly the 16 kHz samples a 24 kHz file gives', async (t) => {
   const app = await build(t) // the fixture echo engine: "heard N samples"
-  const clip = samplesOf(clipPcm('goforward.wav'))
-  const resampler = createResampler(16000, 24000)
-  const up = resampler.push(clip)
-  const tail = resampler.finish(clip.length)
-  const at24 = new Float32Array(up.length + tail.length)
-  at24.set(up)
-  at24.set(tail, up.length)
-  const pcm24 = encodePcm([at24], 's16')
+  const pcm24 = clipPcmAt24k('goforward.wav')
   const log = new EventLog()
   const session = await app.dictum.live.open({ ...COMMIT, inputSampleRate: 24000 }, log.listener)
   await appendInChunks(session, pcm24, 40, 24000)

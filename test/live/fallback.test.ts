@@ -6,13 +6,10 @@
  */
 import { existsSync } from 'node:fs'
 import t from 'tap'
-import { pcmToMono } from '../../audio/pcm-convert.ts'
-import { createResampler } from '../../audio/resampler.ts'
 import { pcm16Wav } from '../../audio/wav-encode.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { build } from '../helpers/build.ts'
-import { encodePcm } from '../helpers/wav.ts'
-import { appendInChunks, clipPcm, EventLog, silencePcm } from './helpers.ts'
+import { appendInChunks, clipPcm, clipPcmAt24k, EventLog, silencePcm } from './helpers.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
@@ -134,18 +131,7 @@ t.test(
 )
 
 t.test('24 kHz input: the text of the 24 kHz file', { skip }, async (t) => {
-  const clip = pcmToMono(clipPcm('librivox-austen-0880.wav'), {
-    sampleFormat: 's16',
-    channels: 1,
-    blockAlign: 2,
-  })
-  const resampler = createResampler(16000, 24000)
-  const up = resampler.push(clip)
-  const tail = resampler.finish(clip.length)
-  const at24 = new Float32Array(up.length + tail.length)
-  at24.set(up)
-  at24.set(tail, up.length)
-  const pcm24 = encodePcm([at24], 's16')
+  const pcm24 = clipPcmAt24k('librivox-austen-0880.wav')
   const log = new EventLog()
   const session = await app.dictum.live.open({ ...COMMIT, inputSampleRate: 24000 }, log.listener)
   await appendInChunks(session, pcm24, 60, 24000)

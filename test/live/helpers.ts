@@ -1,8 +1,11 @@
 /** Live-session test helpers: real clips as PCM16, appended in chunks, and the events a session sends. */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { pcmToMono } from '../../audio/pcm-convert.ts'
+import { createResampler } from '../../audio/resampler.ts'
 import type { LiveEvent, LiveSession } from '../../live/types.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
+import { encodePcm } from '../helpers/wav.ts'
 
 /** The PCM16 bytes of a 16 kHz mono 16-bit fixture clip (its `data` chunk). */
 export function clipPcm(name: string): Buffer {
@@ -15,6 +18,18 @@ export function clipPcm(name: string): Buffer {
     at += 8 + size + (size % 2)
   }
   throw new Error(`${name}: no data chunk`)
+}
+
+/** A fixture clip resampled to 24 kHz (the Realtime API's rate) with dictum's own resampler, as PCM16. */
+export function clipPcmAt24k(name: string): Buffer {
+  const clip = pcmToMono(clipPcm(name), { sampleFormat: 's16', channels: 1, blockAlign: 2 })
+  const resampler = createResampler(16000, 24000)
+  const up = resampler.push(clip)
+  const tail = resampler.finish(clip.length)
+  const at24 = new Float32Array(up.length + tail.length)
+  at24.set(up)
+  at24.set(tail, up.length)
+  return encodePcm([at24], 's16')
 }
 
 /** `ms` of silence as PCM16 at `rate`. */
