@@ -3,40 +3,21 @@
  * 100 ms chunks as a Home Assistant satellite sends them; the transcript is the text /v1/transcribe gives
  * for the same file, and the transcript chunks spell it.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { startServer } from '../../server/server.ts'
-import { tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { rawRequest } from '../helpers/http.ts'
 import { checkDeltas } from '../helpers/live-deltas.ts'
-import { logCapture } from '../helpers/log-capture.ts'
 import { transcribe, WyomingClient, wavPcm } from './client.ts'
+import { serve } from './serve.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
 
 t.test('real speech in chunks: the transcript is /v1/transcribe’s text', { skip }, async (t) => {
-  const dir = tempDir(t)
-  const file = path.join(dir, 'config.json')
-  writeFileSync(
-    file,
-    JSON.stringify({
-      api: { port: 0 },
-      dataDir: path.join(dir, 'data'),
-      speech: { engine: 'pocketsphinx' },
-      wyoming: { enabled: true, port: 0 },
-    }),
-  )
-  const server = await startServer({
-    flags: { config: file },
-    env: {},
-    logger: logCapture().logger,
-    watch: false,
-  })
-  t.teardown(() => server.close())
-  const client = await WyomingClient.connect(server.wyoming.address!.port)
+  const { server, port } = await serve(t, { plugins: [], speech: { engine: 'pocketsphinx' } })
+  const client = await WyomingClient.connect(port)
   t.teardown(() => client.close())
   for (const clip of ['goforward.wav', 'jfk.wav']) {
     const wav = readFileSync(path.join(audioFixturesDir, clip))

@@ -5,36 +5,10 @@
  * while audio arrives); malformed and over-long events → error and close while another client goes on;
  * misuse → error and the connection goes on; maxSessions; the idle timeout.
  */
-import { writeFileSync } from 'node:fs'
-import path from 'node:path'
 import t, { type Test } from 'tap'
-import { startServer } from '../../server/server.ts'
-import { FIXTURE_ENGINE, FIXTURES, tempDir } from '../helpers/build.ts'
-import { logCapture } from '../helpers/log-capture.ts'
 import { clipPcm } from '../live/helpers.ts'
 import { type Event, transcribe, WyomingClient } from './client.ts'
-
-const STREAMING_ENGINE = path.join(FIXTURES, 'plugins/streaming-engine.ts')
-
-async function serve(t: Test, config: Record<string, unknown> = {}) {
-  const dir = tempDir(t)
-  const file = path.join(dir, 'config.json')
-  writeFileSync(
-    file,
-    JSON.stringify({
-      api: { port: 0 },
-      dataDir: path.join(dir, 'data'),
-      plugins: [FIXTURE_ENGINE, STREAMING_ENGINE],
-      speech: { engine: 'fixture-echo' },
-      wyoming: { enabled: true, port: 0 },
-      ...config,
-    }),
-  )
-  const { logger, lines } = logCapture()
-  const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
-  t.teardown(() => server.close())
-  return { server, lines, port: server.wyoming.address?.port ?? 0 }
-}
+import { serve } from './serve.ts'
 
 async function connect(t: Test, port: number) {
   const client = await WyomingClient.connect(port)
