@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { freePort, untilHealthy } from '../helpers/serve.ts'
 
 export { audioFixturesDir } from '../helpers/fixtures.ts'
 
@@ -118,4 +119,33 @@ export async function waitForStderr(
       throw new Error(`exited before the expected output; stderr: ${stderr()}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+}
+
+/**
+ * `dictum serve` in a child process with this config file, a data folder of its own and a free port, once
+ * it answers `/v1/health`; its stdout and stderr are kept (`output()`), and it is killed at the test's end
+ * if it still runs.
+ */
+export async function spawnServe(t: Test, config: Record<string, unknown>) {
+  const dir = tempDir(t)
+  const dataDir = path.join(dir, 'data')
+  const configFile = path.join(dir, 'config.json')
+  writeFileSync(configFile, JSON.stringify(config))
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--config', configFile, '--data-dir', dataDir, '--port', String(port)],
+    { env: cleanEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  const keep = (text: string) => {
+    output += text
+  }
+  child.stdout.setEncoding('utf8').on('data', keep)
+  child.stderr.setEncoding('utf8').on('data', keep)
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  await untilHealthy(child, port)
+  return { child, port, dataDir, output: () => output }
 }

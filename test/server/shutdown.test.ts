@@ -4,15 +4,14 @@
  * wait for a keep-alive client's idle socket to time out (73 s) and for a hung engine until
  * `speech.timeoutMs` (300 s).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { cleanEnv, repoRoot, tempDir } from '../cli/run-cli.ts'
+import { repoRoot, spawnServe, tempDir } from '../cli/run-cli.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
-import { freePort, untilHealthy } from '../helpers/serve.ts'
 
 /** Generous: the shutdown grace is a few seconds; the old shutdowns took 73 s and 300 s. */
 const EXIT_LIMIT_MS = 15_000
@@ -20,35 +19,8 @@ const FAKE_ENGINE = path.join(repoRoot, 'test/fixtures/engines/fake-engine.ts')
 const HANG_ENGINE = path.join(repoRoot, 'test/fixtures/engines/hang-engine.ts')
 const SPEECH = path.join(audioFixturesDir, 'goforward.wav')
 
-async function startServe(t: Test, speech: Record<string, unknown>) {
-  const dir = tempDir(t)
-  const dataDir = path.join(dir, 'data')
-  const configFile = path.join(dir, 'config.json')
-  writeFileSync(configFile, JSON.stringify({ plugins: [FAKE_ENGINE, HANG_ENGINE], speech }))
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, 'bin/dictum.js'),
-      'serve',
-      '--config',
-      configFile,
-      '--data-dir',
-      dataDir,
-      '--port',
-      String(port),
-    ],
-    { env: cleanEnv(dir), stdio: ['ignore', 'ignore', 'pipe'] },
-  )
-  let stderr = ''
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
-    stderr += text
-  })
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  await untilHealthy(child, port)
-  return { child, port, dir, dataDir, stderr: () => stderr }
+function startServe(t: Test, speech: Record<string, unknown>) {
+  return spawnServe(t, { plugins: [FAKE_ENGINE, HANG_ENGINE], speech })
 }
 
 interface Answer {

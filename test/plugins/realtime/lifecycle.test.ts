@@ -1,55 +1,14 @@
-/**
- * /v1/realtime in a real `dictum serve`: SIGTERM with a session open closes it with 1001 and the process
- * exits (an upgraded socket is not an HTTP request: the listener's drain would otherwise wait for it), and
- * the token a browser sends as a subprotocol reaches no log line, at debug level.
- */
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { writeFileSync } from 'node:fs'
-import path from 'node:path'
 import t, { type Test } from 'tap'
-import { cleanEnv, FIXTURE_ENGINE, repoRoot, tempDir } from '../../cli/run-cli.ts'
-import { freePort, untilHealthy } from '../../helpers/serve.ts'
+import { FIXTURE_ENGINE, spawnServe } from '../../cli/run-cli.ts'
 import { openRealtime } from './realtime-client.ts'
 
 /** Generous: the shutdown grace is a few seconds. */
 const EXIT_LIMIT_MS = 15_000
 const TOKEN = 'lifecycle-token-9f8e7d6c5b4a'
 
-async function serve(t: Test, config: Record<string, unknown>) {
-  const dir = tempDir(t)
-  const configFile = path.join(dir, 'config.json')
-  writeFileSync(
-    configFile,
-    JSON.stringify({ plugins: [FIXTURE_ENGINE], speech: { engine: 'fixture-echo' }, ...config }),
-  )
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, 'bin/dictum.js'),
-      'serve',
-      '--config',
-      configFile,
-      '--data-dir',
-      path.join(dir, 'data'),
-      '--port',
-      String(port),
-    ],
-    { env: cleanEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let output = ''
-  child.stdout?.setEncoding('utf8').on('data', (text: string) => {
-    output += text
-  })
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
-    output += text
-  })
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  await untilHealthy(child, port)
-  return { child, port, output: () => output }
+function serve(t: Test, config: Record<string, unknown>) {
+  return spawnServe(t, { plugins: [FIXTURE_ENGINE], speech: { engine: 'fixture-echo' }, ...config })
 }
 
 t.test('SIGTERM with a realtime session open: close code 1001, the process exits', async (t) => {
