@@ -4,45 +4,19 @@
  * drops it; update() changes turn detection from the next item; a client flooding audio far faster than
  * the engine transcribes it is stopped. Fixture engines in this process, the real Silero VAD and SQLite.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import { DATABASE_FILE } from '../../kernel/storage/database.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { build, FIXTURES } from '../helpers/build.ts'
+import { holdDatabaseLock } from '../helpers/database-lock.ts'
 import { appendInChunks, clipPcm, EventLog, silencePcm } from './helpers.ts'
 
 const STREAMING = path.join(FIXTURES, 'plugins/streaming-engine.ts')
-const HOLDER = fileURLToPath(new URL('../fixtures/hold-database-lock.ts', import.meta.url))
 const COMMIT: LiveSessionOptions = { turnDetection: null, inputSampleRate: 16000 }
 const VAD = { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 } as const
 
 function streamingApp(t: Test, overrides: Record<string, unknown> = {}) {
   return build(t, { plugins: [STREAMING], speech: { engine: 'fixture-streaming-inline' }, ...overrides })
-}
-
-/** A child process holding `BEGIN EXCLUSIVE` on the data dir's database until `release()`. */
-async function holdLock(t: Test, dataDir: string) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', HOLDER, path.join(dataDir, DATABASE_FILE), 'EXCLUSIVE'],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  )
-  const exited = once(child, 'exit')
-  const release = async () => {
-    child.stdin?.end()
-    await exited
-  }
-  t.teardown(release)
-  let output = ''
-  for await (const chunk of child.stdout!) {
-    output += chunk
-    if (output.includes('locked\n')) break
-  }
-  if (!output.includes('locked\n')) throw new Error('the lock holder exited before taking the lock')
-  return { release }
 }
 
 t.test(
@@ -51,7 +25,7 @@ t.test(
     const app = await streamingApp(t, { history: { enabled: true } })
     const log = new EventLog()
     const session = await app.dictum.live.open({ ...COMMIT, history: { appName: 'Editor' } }, log.listener)
-    const lock = await holdLock(t, app.dictum.configStore.current.dataDir)
+    const lock = await holdDatabaseLock(t, app.dictum.configStore.current.dataDir, 'EXCLUSIVE')
     await appendInChunks(session, clipPcm('cards-001.wav'), 50)
     session.commit()
     await log.until(() => log.ended() === 1)

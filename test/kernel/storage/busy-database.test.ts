@@ -4,44 +4,18 @@
  * returns its text (stored: false, storeError), the CLI says so and exits 1, and once the lock is released
  * writes work again. The lock is held by a real child process on the same dictum.db.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { errors } from '../../../kernel/errors.ts'
-import { DATABASE_FILE } from '../../../kernel/storage/database.ts'
 import { fixtureConfig, setup } from '../../cli/run-cli.ts'
 import { build } from '../../helpers/build.ts'
+import { holdDatabaseLock } from '../../helpers/database-lock.ts'
 import { audioFixturesDir } from '../../helpers/fixtures.ts'
 import { listen } from '../../helpers/http.ts'
 
-const HOLDER = fileURLToPath(new URL('../../fixtures/hold-database-lock.ts', import.meta.url))
 const JFK = path.join(audioFixturesDir, 'jfk.wav')
 const BUSY_MESSAGE = errors.DATABASE_BUSY().message
-
-/** A child process holding `BEGIN <mode>` on the data dir's database until `release()`. */
-async function holdLock(t: Test, dataDir: string, mode: 'IMMEDIATE' | 'EXCLUSIVE') {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', HOLDER, path.join(dataDir, DATABASE_FILE), mode],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  )
-  const exited = once(child, 'exit')
-  const release = async () => {
-    child.stdin?.end()
-    await exited
-  }
-  t.teardown(release)
-  let output = ''
-  for await (const chunk of child.stdout!) {
-    output += chunk
-    if (output.includes('locked\n')) break
-  }
-  if (!output.includes('locked\n')) throw new Error('the lock holder exited before taking the lock')
-  return { release }
-}
 
 async function timed(url: string, init?: RequestInit) {
   const started = performance.now()
@@ -71,7 +45,7 @@ t.test(
     )
     t.equal(seeded.response.status, 200, 'writes work before the lock')
 
-    const lock = await holdLock(t, app.dictum.configStore.current.dataDir, 'EXCLUSIVE')
+    const lock = await holdDatabaseLock(t, app.dictum.configStore.current.dataDir, 'EXCLUSIVE')
 
     const write = timed(
       `${base}/dictionary/replacements`,
@@ -153,7 +127,7 @@ t.test(
     const first = await user.run(['dictionary', 'import', file])
     t.equal(first.code, 0, first.stderr)
 
-    const lock = await holdLock(t, user.dataDir, 'IMMEDIATE')
+    const lock = await holdDatabaseLock(t, user.dataDir, 'IMMEDIATE')
     const [busy, dictated, read] = await Promise.all([
       user.run(['dictionary', 'import', file, '--mode', 'merge']),
       user.run(['dictate', '--input', JFK]),

@@ -1,3 +1,8 @@
+/**
+ * /v1/realtime in a real `dictum serve`: SIGTERM with a session open closes it with 1001 and the process
+ * exits (an upgraded socket is not an HTTP request: the listener's drain would otherwise wait for it), and
+ * the token a browser sends as a subprotocol reaches no log line, at debug level.
+ */
 import { once } from 'node:events'
 import t, { type Test } from 'tap'
 import { FIXTURE_ENGINE, spawnServe } from '../../cli/run-cli.ts'
