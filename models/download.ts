@@ -9,7 +9,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { type FileHandle, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import type { ReadableStream as WebReadableStream } from 'node:stream/web'
+import type { ReadableStreamReadResult, ReadableStream as WebReadableStream } from 'node:stream/web'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import { errors } from '../kernel/errors.ts'
 import { discardBody, networkFailure, OutboundFailure, openResponse, redactUrl } from '../lib/http-client.ts'
@@ -203,27 +203,36 @@ async function writeBody(
   state: HashState,
   meter: ProgressMeter,
 ): Promise<void> {
-  const out = await openPart(request, start > 0 ? 'a' : 'w')
+  const reader = (response.body as unknown as WebReadableStream<Uint8Array> | null)?.getReader()
+  let finished = false
   try {
-    if (!response.body) return
-    const reader = (response.body as unknown as WebReadableStream<Uint8Array>).getReader()
-    for (;;) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>
-      try {
-        chunk = await reader.read()
-      } catch (error) {
-        if (request.signal?.aborted) throw request.signal.reason ?? error
-        throw new RetryableError(`connection dropped: ${networkFailure(error).message}`)
+    const out = await openPart(request, start > 0 ? 'a' : 'w')
+    try {
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>
+        try {
+          chunk = reader ? await reader.read() : { done: true, value: undefined }
+        } catch (error) {
+          finished = true // a failed read has released the body
+          if (request.signal?.aborted) throw request.signal.reason ?? error
+          throw new RetryableError(`connection dropped: ${networkFailure(error).message}`)
+        }
+        if (chunk.done) {
+          finished = true
+          return
+        }
+        await writeChunk(request, out, chunk.value)
+        state.hash.update(chunk.value)
+        state.bytes += chunk.value.length
+        meter.add(chunk.value.length)
+        request.signal?.throwIfAborted()
       }
-      if (chunk.done) return
-      await writeChunk(request, out, chunk.value)
-      state.hash.update(chunk.value)
-      state.bytes += chunk.value.length
-      meter.add(chunk.value.length)
-      request.signal?.throwIfAborted()
+    } finally {
+      await out.close()
     }
   } finally {
-    await out.close()
+    // Stopped early (abort, a local write failure): the rest of the body is not wanted; let the connection go.
+    if (!finished) await reader?.cancel().catch(() => {})
   }
 }
 
