@@ -15,23 +15,26 @@ import { loadCliConfig } from './services.ts'
 const OPTIONS = {
   ...GLOBAL_OPTIONS,
   concurrency: { type: 'string', short: 'c' },
+  'grace-seconds': { type: 'string' },
 } as const
 
-/** How long a stop (SIGTERM, Ctrl-C) lets runs finish before handing them back to the queue. */
-const GRACE_MS = 10_000
+/** How long a stop (SIGTERM, Ctrl-C) lets runs finish before handing them back to the queue, by default. */
+const GRACE_SECONDS = 10
 
-export const WORKER_HELP = `Usage: dictum worker [--concurrency N] [options]
+export const WORKER_HELP = `Usage: dictum worker [--concurrency N] [--grace-seconds S] [options]
 
 Runs transcription jobs from the Redis queue (config jobs.redis.url) with this machine's speech
 engines, the same config file as 'dictum serve'. Start as many as you like, on any machine that
 reaches Redis and the audio (a shared folder mounted as jobs.resultsDir, or URL inputs); see
 docs/scaling.md. Long files are cut into parts that any worker runs.
 
-SIGTERM or Ctrl-C: takes no more jobs, lets the running ones finish for ${GRACE_MS / 1000} s, then hands
-them back to the queue; a second signal exits at once (the queue runs its jobs again later).
+SIGTERM or Ctrl-C: takes no more jobs, lets the running ones finish for --grace-seconds (default
+${GRACE_SECONDS} s), then hands them back to the queue (no attempt counted); a second signal exits at once
+(the queue runs its jobs again later).
 
 Options:
   -c, --concurrency N   Jobs run at once (default: jobs.concurrency); each has its own engine process
+  --grace-seconds S     How long a stop lets running jobs finish (0 to 3600, default ${GRACE_SECONDS})
 
 ${GLOBAL_HELP}
 `
@@ -49,6 +52,9 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   const concurrency = values.concurrency === undefined ? config.jobs.concurrency : Number(values.concurrency)
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw usageError('--concurrency must be a whole number from 1 to 64.')
+  const graceSeconds = values['grace-seconds'] === undefined ? GRACE_SECONDS : Number(values['grace-seconds'])
+  if (!Number.isFinite(graceSeconds) || graceSeconds < 0 || graceSeconds > 3600)
+    throw usageError('--grace-seconds must be a number of seconds from 0 to 3600.')
   // Each run has an engine process of its own: the engine's concurrency follows the worker's.
   const speech = { ...config.speech, concurrency: Math.max(config.speech.concurrency, concurrency) }
   const app = await buildApp(
@@ -64,7 +70,7 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
       executor: new TranscriptionExecutor({ transcription, dictionary, configStore }),
       logger: app.log,
     },
-    { concurrency, graceMs: GRACE_MS },
+    { concurrency, graceMs: graceSeconds * 1000 },
   )
   try {
     await worker.start()
