@@ -16,6 +16,7 @@ import { audioFilesIn, globFiles, hasWildcard } from './file-match.ts'
 import { resultsDirOf, spoolDirOf } from './paths.ts'
 import { DEFAULT_PRIORITY, type JobInput, type JobSpec, MAX_PRIORITY, MIN_PRIORITY } from './types.ts'
 import { checkAudioUrl } from './url-audio.ts'
+import { UrlPolicy } from './url-policy.ts'
 
 export const DEFAULT_FORMATS: DocumentFormat[] = ['json']
 const MAX_KEY_LENGTH = 200
@@ -75,7 +76,7 @@ export async function submissionFromRequest(
     throw invalid(kind, `${kind} must be a non-empty string.`)
   storedText(value, kind)
   if (kind === 'url') {
-    checkAudioUrl(value)
+    checkAudioUrl(value, new UrlPolicy(config.jobs.urlAllow, config.jobs.urlDeny))
     return single({ kind: 'url', url: value }, options)
   }
   if (!path.isAbsolute(value)) throw errors.AUDIO_PATH_NOT_ABSOLUTE(value, { extra: { param: kind } })
