@@ -119,3 +119,19 @@ t.test("a provider's error keeps the name of the variable it reads its key from"
     'AI provider failed: Anthropic: process: no API key: set apiKey or the ANTHROPIC_API_KEY environment variable.',
   )
 })
+
+t.test('a remote engine whose baseUrl is not a URL says so without its credentials', async (t) => {
+  const remote = (await import('../../engines/remote/index.ts')).default
+  const baseUrl = 'https://admin:S3CRET-PW@speech.example:99999/v1?api-key=K3Y-VALUE'
+  const probe = (await remote.probe?.({ options: { baseUrl, model: 'm' } } as never)) as
+    | { available: boolean; reason?: string }
+    | undefined
+  t.equal(probe?.available, false)
+  t.notMatch(JSON.stringify(probe), /S3CRET-PW|K3Y-VALUE/)
+  t.match(probe?.reason, /baseUrl https:\/\/\*\*\*@speech\.example:99999\/v1\?api-key=\*\*\* is not a URL/)
+  const name = remote.displayName as (options: never) => string
+  t.equal(
+    name({ baseUrl, model: 'm' } as never),
+    'Remote: m at https://***@speech.example:99999/v1?api-key=***',
+  )
+})
