@@ -3,12 +3,13 @@
  * URL reaches the job, its error, its events or the log; a fetch too slow or redirected to a refused scheme
  * ends; loopback and link-local hosts are refused unless allowed, before any connection.
  */
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { injectJson } from '../helpers/build.ts'
 import { freePort } from '../helpers/serve.ts'
-import { buildJobsApp, type Json, waitFor } from './helpers.ts'
+import { buildJobsApp, JFK, type Json, waitFor } from './helpers.ts'
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
@@ -150,3 +151,35 @@ t.test('loopback, link-local and unspecified hosts are refused before any connec
   t.equal(server.connections(), 0, 'nothing connected to the listening server')
   t.equal((await injectJson(app, 'GET', '/v1/jobs')).body.count, 0, 'no job was stored')
 })
+
+t.test(
+  'a name allowed is fetched through the checked lookup; a redirect is checked like the URL',
+  async (t) => {
+    const audio = readFileSync(JFK)
+    const asked: string[] = []
+    const server = await localServer(t, (request, response) => {
+      asked.push(String(request.url))
+      if (request.url === '/talk.wav') response.end(audio)
+      else response.writeHead(302, { location: `http://127.0.0.1:${port}/talk.wav` }).end()
+    })
+    const port = Number(new URL(server.base).port)
+    // `localhost` is allowed by name; the address 127.0.0.1 is not allowed by itself.
+    const app = await buildJobsApp(t, { jobs: { urlAllow: ['localhost'], attempts: 3 } })
+    const fetched = await waitFor(
+      app,
+      (await injectJson(app, 'POST', '/v1/jobs', { url: `http://localhost:${port}/talk.wav` })).body.id,
+    )
+    t.equal(fetched.state, 'completed', JSON.stringify(fetched.error))
+    const redirected = await waitFor(
+      app,
+      (await injectJson(app, 'POST', '/v1/jobs', { url: `http://localhost:${port}/moved.wav` })).body.id,
+    )
+    t.equal(redirected.state, 'failed')
+    t.equal(redirected.attempts, 1, 'not tried again')
+    t.match(redirected.error, {
+      code: 'AUDIO_URL_REFUSED',
+      message: `Audio URL refused: http://127.0.0.1:${port}/talk.wav is not allowed: 127.0.0.1 is a loopback, link-local or unspecified address (allow it in jobs.urlAllow).`,
+    })
+    t.same(asked, ['/talk.wav', '/moved.wav'], 'the redirect target was never asked')
+  },
+)
