@@ -219,6 +219,9 @@ export const WebSchema = Type.Object(
   { additionalProperties: false, default: {} },
 )
 
+/** A host pattern of `jobs.urlAllow`/`jobs.urlDeny`: a name, `*.domain`, an IP address or a range (CIDR). */
+export const HOST_PATTERN = '^(?:\\*\\.)?[A-Za-z0-9_.-]+$|^[0-9A-Fa-f:.]+(?:/[0-9]{1,3})?$'
+
 export const JobsSchema = Type.Object(
   {
     backend: Type.Union([Type.Literal('local'), Type.Literal('redis')], {
@@ -251,6 +254,27 @@ export const JobsSchema = Type.Object(
       minimum: 1000,
       default: 600_000,
       description: 'Time limit of fetching a job’s audio from a URL.',
+    }),
+    urlMinBytesPerSecond: Type.Integer({
+      minimum: 0,
+      default: 8192,
+      description:
+        'Slowest fetch of a job’s audio from a URL: one that receives fewer bytes per second than this over a window of `jobs.urlRateWindowMs` (the first window, from the request, is the grace period) is abandoned (0: no minimum).',
+    }),
+    urlRateWindowMs: Type.Integer({
+      minimum: 100,
+      default: 30_000,
+      description: 'The window over which `jobs.urlMinBytesPerSecond` is measured, in milliseconds.',
+    }),
+    urlAllow: Type.Array(Type.String({ pattern: HOST_PATTERN }), {
+      default: [],
+      description:
+        'Hosts jobs may fetch audio from: names (`media.example.com`), `*.example.com`, addresses or ranges (`10.0.0.0/8`). Empty: any host but loopback, link-local and unspecified addresses, which are fetched only when listed here.',
+    }),
+    urlDeny: Type.Array(Type.String({ pattern: HOST_PATTERN }), {
+      default: [],
+      description:
+        'Hosts jobs never fetch audio from (same patterns as `jobs.urlAllow`), checked against the name and every address it resolves to, at each redirect.',
     }),
     redis: Type.Object(
       {

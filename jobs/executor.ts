@@ -17,6 +17,7 @@ import type { Transcript, TranscriptionService } from '../plugins/transcribe/ser
 import { resultsDirOf, spoolDirOf } from './paths.ts'
 import type { JobExecutor, JobRecord, JobResult, JobRunContext, JobRunner } from './types.ts'
 import { downloadAudio } from './url-audio.ts'
+import { UrlPolicy } from './url-policy.ts'
 
 interface Deps {
   transcription: TranscriptionService
@@ -99,7 +100,14 @@ export class TranscriptionExecutor implements JobExecutor {
     const spool = spoolDirOf(config)
     await mkdir(spool, { recursive: true })
     const file = path.join(spool, `${job.id}.download${extensionOf(new URL(input.url).pathname)}`)
-    await downloadAudio(input.url, file, { maxBytes: jobs.maxUrlBytes, timeoutMs: jobs.urlTimeoutMs, signal })
+    await downloadAudio(input.url, file, {
+      maxBytes: jobs.maxUrlBytes,
+      timeoutMs: jobs.urlTimeoutMs,
+      minBytesPerSecond: jobs.urlMinBytesPerSecond,
+      rateWindowMs: jobs.urlRateWindowMs,
+      policy: new UrlPolicy(jobs.urlAllow, jobs.urlDeny),
+      signal,
+    })
     return { file, downloaded: true }
   }
 }

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { errors } from '../kernel/errors.ts'
 import { routePlugin } from '../kernel/route-plugin.ts'
+import { maskUrlSecrets } from '../lib/secrets.ts'
 import { parseHistoryLimit } from '../plugins/history/service.ts'
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../plugins/transcribe/formats.ts'
 import { resultsDirOf } from './paths.ts'
@@ -73,8 +74,8 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
       for (const spec of submission.specs) outcomes.push(await backend().submit(spec))
       const created = outcomes.some((o) => o.created)
       reply.code(created ? 201 : 200)
-      if (submission.batchId === null) return (outcomes[0] as { job: JobRecord }).job
-      const jobs = outcomes.map((o) => o.job)
+      if (submission.batchId === null) return shown((outcomes[0] as { job: JobRecord }).job)
+      const jobs = outcomes.map((o) => shown(o.job))
       // A batch sent again with its key answers the jobs it made the first time, under their batch id.
       return { batchId: jobs[0]?.batchId ?? submission.batchId, count: jobs.length, jobs }
     },
@@ -89,7 +90,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
         limit: parseHistoryLimit(request.query.limit),
         cursor: parseCursor(request.query.cursor),
       })
-      return { count: page.jobs.length, items: page.jobs, nextCursor: page.nextCursor }
+      return { count: page.jobs.length, items: page.jobs.map(shown), nextCursor: page.nextCursor }
     },
   )
 
@@ -102,7 +103,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
   app.get(
     '/jobs/:id',
     { schema: { params: JobParamsSchema, response: { 200: JobSchema } } },
-    async (request) => found(request.params.id),
+    async (request) => shown(await found(request.params.id)),
   )
 
   app.delete(
@@ -111,7 +112,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
     async (request) => {
       const job = await backend().cancel(request.params.id)
       if (!job) throw errors.JOB_NOT_FOUND(request.params.id.slice(0, 100))
-      return job
+      return shown(job)
     },
   )
 
@@ -166,7 +167,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
     })
     streams.add(raw)
     const send = (event: JobEvent) =>
-      raw.write(`event: ${event.type}\ndata: ${JSON.stringify(event.job)}\n\n`)
+      raw.write(`event: ${event.type}\ndata: ${JSON.stringify(shown(event.job))}\n\n`)
     const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS)
     let ended = false
     raw.on('close', () => {
@@ -194,6 +195,15 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
     }
   })
 })
+
+/**
+ * A job as the API shows it: its URL's credentials and signature parameters masked (the record keeps the URL
+ * whole: the run needs it).
+ */
+function shown(job: JobRecord): JobRecord {
+  if (job.input.kind !== 'url') return job
+  return { ...job, input: { ...job.input, url: maskUrlSecrets(job.input.url) } }
+}
 
 /** `state=queued,active` or `state=queued&state=active`; absent: every state. */
 function parseStates(raw: unknown): JobState[] {

@@ -9,12 +9,14 @@ import path from 'node:path'
 import type { FastifyRequest } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
 import { errors } from '../kernel/errors.ts'
+import { checkStoredText } from '../lib/validate.ts'
 import { DOCUMENT_FORMATS, type DocumentFormat } from '../plugins/transcribe/formats.ts'
 import { audioFromRequest } from '../plugins/transcribe/input.ts'
 import { audioFilesIn, globFiles, hasWildcard } from './file-match.ts'
 import { resultsDirOf, spoolDirOf } from './paths.ts'
 import { DEFAULT_PRIORITY, type JobInput, type JobSpec, MAX_PRIORITY, MIN_PRIORITY } from './types.ts'
 import { checkAudioUrl } from './url-audio.ts'
+import { UrlPolicy } from './url-policy.ts'
 
 export const DEFAULT_FORMATS: DocumentFormat[] = ['json']
 const MAX_KEY_LENGTH = 200
@@ -29,6 +31,12 @@ export interface Submission {
 
 function invalid(param: string, detail: string) {
   return errors.INVALID_REQUEST(detail, { extra: { param } })
+}
+
+/** Every text a job stores goes through the one check of stored text (no lone surrogate). */
+function storedText(value: string, param: string): string {
+  checkStoredText(value, param, (detail) => invalid(param, detail))
+  return value
 }
 
 export async function submissionFromRequest(
@@ -66,8 +74,9 @@ export async function submissionFromRequest(
   const value = fields[kind]
   if (typeof value !== 'string' || value.trim() === '')
     throw invalid(kind, `${kind} must be a non-empty string.`)
+  storedText(value, kind)
   if (kind === 'url') {
-    checkAudioUrl(value)
+    checkAudioUrl(value, new UrlPolicy(config.jobs.urlAllow, config.jobs.urlDeny))
     return single({ kind: 'url', url: value }, options)
   }
   if (!path.isAbsolute(value)) throw errors.AUDIO_PATH_NOT_ABSOLUTE(value, { extra: { param: kind } })
@@ -180,7 +189,7 @@ function parseKey(raw: unknown): string | null {
       `idempotencyKey must be a non-empty string of at most ${MAX_KEY_LENGTH} characters.`,
     )
   }
-  return value
+  return storedText(value, 'idempotencyKey')
 }
 
 function optionalString(raw: unknown, name: string, max: number): string | null {
@@ -188,5 +197,5 @@ function optionalString(raw: unknown, name: string, max: number): string | null 
   if (typeof raw !== 'string' || raw.length > max) {
     throw invalid(name, `${name} must be a string of at most ${max} characters.`)
   }
-  return raw
+  return storedText(raw, name)
 }

@@ -5,7 +5,7 @@
  * show. Callers word the failures in their own voice (a provider names itself and says what a status means,
  * the remote engine answers with catalogue errors, a download retries).
  */
-import { redact } from './secrets.ts'
+import { redact, redactError, redactUrl } from './secrets.ts'
 import { timeLimit } from './timeout.ts'
 
 /** Replies larger than this are refused rather than buffered. */
@@ -145,18 +145,15 @@ export function networkFailure(error: unknown): OutboundFailure {
       : error instanceof Error
         ? error.message
         : String(error))
-  return new OutboundFailure('network', message || 'connection failed', { code, cause: error })
+  // undici quotes the URL in some messages ("…a URL that includes credentials: http://user:pass@…").
+  return new OutboundFailure('network', redact(message) || 'connection failed', {
+    code,
+    cause: redactError(error),
+  })
 }
 
-/** The URL without credentials, query (signed URLs carry tokens) or fragment, fit for a message. */
-export function redactUrl(url: string, fallback = '(invalid URL)'): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
-  } catch {
-    return fallback
-  }
-}
+/** Kept here for the callers that know it from this module; it lives with the other redactions. */
+export { redactUrl }
 
 const MAX_DETAIL = 300
 

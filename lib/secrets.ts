@@ -4,7 +4,8 @@
  * reply or a URL.
  *
  * A secret is the value of a field whose name says so ({@link isSecretName}), every header value of a
- * `headers` object, the credentials of a URL (`http://user:pass@host`), and anything shaped like an API key.
+ * `headers` object, the credentials and signature parameters of a URL (`http://user:pass@host/a?sig=…`), and
+ * anything shaped like an API key.
  */
 
 /** What replaces a secret in a printed config, and the credentials of a URL (`http://***@host`). */
@@ -28,24 +29,74 @@ export function isSecretName(name: string): boolean {
 /** Looks like an API key: `sk-…` (OpenAI, OpenRouter `sk-or-…`, Anthropic `sk-ant-…`), Groq `gsk_…`, xAI `xai-…`. */
 const KEY_SHAPED = /\b(?:sk|gsk|xai)[-_][A-Za-z0-9_-]{12,}/g
 
-/** Credentials inside a URL: `scheme://user:password@`. */
-const URL_USERINFO = /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi
+/** A URL inside a text: a scheme and `://`, then anything up to a space, a quote or a bracket. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi
 
-/** `http://user:pass@host` becomes `http://***@host`, wherever in `text` a URL carries credentials. */
-export function maskUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, `$1${MASK}@`)
+/** Credentials at the start of a URL: `scheme://user:password@`. */
+const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i
+
+/** A `name=value` parameter of a query or fragment (`?a=1&sig=…`, `#access_token=…`). */
+const URL_PARAMETER = /([?&#;])([^=&#;]+)=([^&#;]*)/g
+
+/**
+ * Query parameters that carry a signature or a session rather than a choice: signed URLs (`sig`, SAS tokens;
+ * `X-Amz-Signature`, `X-Amz-Credential`, `X-Amz-Security-Token`; `Signature`, `Policy`, `Key-Pair-Id`),
+ * OAuth (`code`, `access_token`, `id_token`), and every secret name ({@link isSecretName}).
+ */
+const SECRET_PARAMETER = /sig|credential|policy|session|auth|^code$|pair-id|^id_token$/i
+
+/** True for a query parameter whose value must not be shown (see {@link SECRET_PARAMETER}). */
+export function isSecretParameter(name: string): boolean {
+  let decoded = name
+  try {
+    decoded = decodeURIComponent(name)
+  } catch {
+    // not percent-encoded text: judged as written
+  }
+  return isSecretName(decoded) || SECRET_PARAMETER.test(decoded)
+}
+
+/**
+ * The one masking of URLs, wherever a URL can reach a message, a record, a log or a printed config: in every
+ * URL of `text`, the credentials (`http://user:pass@host` becomes `http://***@host`) and the values of
+ * secret parameters (`?sig=…` becomes `?sig=***`). The rest of the URL stays readable.
+ */
+export function maskUrlSecrets(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) =>
+    url
+      .replace(URL_USERINFO, `$1${MASK}@`)
+      .replace(URL_PARAMETER, (whole, sep: string, name: string, value: string) =>
+        value !== '' && isSecretParameter(name) ? `${sep}${name}=${MASK}` : whole,
+      ),
+  )
+}
+
+/** The former name of {@link maskUrlSecrets} (plugins may use it). */
+export const maskUrlCredentials = maskUrlSecrets
+
+/**
+ * A URL named in a message: scheme, host and path only. Credentials, the query (signed URLs carry tokens
+ * under any name) and the fragment are left out; `fallback` stands for what is not a URL.
+ */
+export function redactUrl(url: string, fallback = '(invalid URL)'): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+  } catch {
+    return fallback
+  }
 }
 
 /**
  * Removes every given secret (shorter than 4 characters they are not secrets but words), anything shaped like
- * an API key, and the credentials of any URL from a message.
+ * an API key, and the secrets of any URL ({@link maskUrlSecrets}) from a message.
  */
 export function redact(message: string, secrets: readonly string[] = []): string {
   let out = message
   for (const secret of secrets) {
     if (secret.length >= 4) out = out.split(secret).join(REDACTED)
   }
-  return maskUrlCredentials(out.replace(KEY_SHAPED, REDACTED))
+  return maskUrlSecrets(out.replace(KEY_SHAPED, REDACTED))
 }
 
 /**
@@ -82,13 +133,13 @@ export function secretValues(tree: unknown, extraSecretNames: readonly string[] 
 
 /**
  * A deep copy of `value` with every secret-named string replaced by `'***'`, every value of a `headers`
- * object too (they carry tokens: `Authorization`, `X-Api-Key`…), and the credentials of every URL
- * (`http://user:pass@host` becomes `http://***@host`).
+ * object too (they carry tokens: `Authorization`, `X-Api-Key`…), and the secrets of every URL
+ * ({@link maskUrlSecrets}).
  */
 export function maskSecrets<T>(value: T, extraSecretNames: readonly string[] = []): T {
   const extra = new Set(extraSecretNames)
   const walk = (node: unknown, inHeaders = false): unknown => {
-    if (typeof node === 'string') return inHeaders && node.length > 0 ? MASK : maskUrlCredentials(node)
+    if (typeof node === 'string') return inHeaders && node.length > 0 ? MASK : maskUrlSecrets(node)
     if (Array.isArray(node)) return node.map((child) => walk(child))
     if (node === null || typeof node !== 'object') return node
     const out: Record<string, unknown> = {}

@@ -38,3 +38,17 @@ const LONE_SURROGATE = /\p{Cs}/u
 export function isWellFormedText(text: string): boolean {
   return !LONE_SURROGATE.test(text)
 }
+
+/**
+ * The one check of text that will be stored (dictionary entries, job fields…): each of `texts` must be
+ * well-formed, else `fail` gets `<field> is not valid Unicode text (a lone surrogate).` Two different lone
+ * surrogates would be stored as the same U+FFFD and read back garbled.
+ */
+export function checkStoredText(
+  texts: string | readonly string[],
+  field: string,
+  fail: (d: string) => Error,
+): void {
+  const list = typeof texts === 'string' ? [texts] : texts
+  if (!list.every(isWellFormedText)) throw fail(`${field} is not valid Unicode text (a lone surrogate).`)
+}

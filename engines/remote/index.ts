@@ -4,7 +4,7 @@
  * name says where it goes. No native code, so it runs in the API process.
  */
 
-import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
+import { defineEngine, type EngineContext, type EngineProbe, redact } from '../../sdk/plugin.ts'
 import { RemoteEngine } from './instance.ts'
 import {
   keyEnvName,
@@ -26,7 +26,7 @@ async function probe(context: EngineContext<RemoteOptions>): Promise<EngineProbe
   } catch {
     return {
       available: false,
-      reason: `baseUrl ${options.baseUrl} is not a URL`,
+      reason: `baseUrl ${redact(options.baseUrl)} is not a URL`,
       fix: 'Set speech.engines.remote.baseUrl.',
     }
   }

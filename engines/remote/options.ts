@@ -1,5 +1,6 @@
 /** Options of the remote engine (config `speech.engines.remote`) and what follows from them. */
 import { type Static, Type } from '@sinclair/typebox'
+import { redact } from '../../sdk/plugin.ts'
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 
@@ -85,7 +86,7 @@ export function serverName(options: RemoteOptions): string {
   try {
     return new URL(options.baseUrl).host
   } catch {
-    return options.baseUrl
+    return redact(options.baseUrl)
   }
 }
 

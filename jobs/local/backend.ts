@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { DictumError, errors, isDictumError } from '../../kernel/errors.ts'
 import { writeTransaction } from '../../kernel/storage/write.ts'
+import { redact } from '../../lib/secrets.ts'
 import type { BackendDeps } from '../backend.ts'
 import { thisRunner } from '../executor.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
@@ -242,7 +243,8 @@ export class LocalJobBackend implements JobBackend {
   }
 }
 
+/** The error kept in the job's record (and logged): through the one redaction, whatever it quotes. */
 function describe(error: unknown): JobError {
-  if (error instanceof DictumError) return { code: error.code, message: error.message }
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }
+  if (error instanceof DictumError) return { code: error.code, message: redact(error.message) }
+  return { code: 'INTERNAL', message: redact(error instanceof Error ? error.message : String(error)) }
 }

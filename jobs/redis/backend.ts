@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
 import { errors, isDictumError } from '../../kernel/errors.ts'
+import { redact, redactError } from '../../lib/secrets.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
 import { newJobId } from '../local/store.ts'
 import { resultsDirOf } from '../paths.ts'
@@ -82,7 +83,13 @@ export class RedisJobBackend implements JobBackend {
       )
     } catch (error) {
       // The service still starts: job requests answer 503 until Redis is there.
-      this.#deps.logger.warn({ error: (error as Error).message }, 'jobs queue: Redis does not answer yet')
+      this.#deps.logger.warn(
+        {
+          redis: redisAddress(this.#deps.configStore.current.jobs.redis.url ?? ''),
+          error: redact(String(error)),
+        },
+        'jobs queue: Redis does not answer yet',
+      )
     }
   }
 
@@ -246,12 +253,12 @@ export class RedisJobBackend implements JobBackend {
       return await work(await this.#queue())
     } catch (error) {
       if (isDictumError(error) || isCodeFault(error)) throw error
+      // In dictum's words: ioredis's ("Stream isn't writeable and enableOfflineQueue options is false") speak
+      // of its options, not of what the user can do. The cause keeps them for the log.
       const url = this.#deps.configStore.current.jobs.redis.url ?? ''
       throw errors.JOBS_UNAVAILABLE(
-        `Redis at ${redisAddress(url)} does not answer (${(error as Error).message}).`,
-        {
-          cause: error,
-        },
+        `Redis at ${redisAddress(url)} does not answer; jobs can be submitted and read again once it is back.`,
+        { cause: redactError(error) },
       )
     }
   }

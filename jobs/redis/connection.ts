@@ -12,6 +12,7 @@
 import { Redis, type RedisOptions } from 'ioredis'
 import type { DictumConfig } from '../../config/schema.ts'
 import { errors } from '../../kernel/errors.ts'
+import { redactUrl } from '../../lib/secrets.ts'
 
 export function connectRedis(config: Readonly<DictumConfig>, mode: { failFast: boolean }): Redis {
   const { url, options } = config.jobs.redis
@@ -22,14 +23,7 @@ export function connectRedis(config: Readonly<DictumConfig>, mode: { failFast: b
   return new Redis(url, { ...(options as RedisOptions), ...own })
 }
 
-/** The address for logs and errors: the URL without its password. */
+/** The address for logs and errors: the URL through the one redaction (no credentials, no query). */
 export function redisAddress(url: string): string {
-  try {
-    const parsed = new URL(url)
-    parsed.password = ''
-    parsed.username = ''
-    return parsed.toString()
-  } catch {
-    return '(invalid URL)'
-  }
+  return redactUrl(url)
 }

@@ -9,6 +9,7 @@
  */
 import type { DictumConfig } from '../../config/schema.ts'
 import { type ErrorCode, errors, isDictumError, isErrorCode } from '../../kernel/errors.ts'
+import { redact } from '../../lib/secrets.ts'
 import type { PieceSpan } from '../../plugins/transcribe/service.ts'
 import { type JobError, type JobRecord, MAX_PRIORITY } from '../types.ts'
 
@@ -96,7 +97,8 @@ export function jobOptions(config: Readonly<DictumConfig>, priority: number) {
 
 /** BullMQ keeps one string per failure: `CODE: message`, readable as it is in any BullMQ dashboard. */
 export function failureReason(error: unknown): string {
-  if (isDictumError(error)) return `${error.code}: ${error.message}`
+  // Kept in Redis and shown by the API: through the one redaction, whatever it quotes.
+  if (isDictumError(error)) return `${error.code}: ${redact(error.message)}`
   return `INTERNAL: ${errors.INTERNAL().message}`
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { errors } from '../../kernel/errors.ts'
-import { checkPayload, isWellFormedText } from '../../lib/validate.ts'
+import { checkPayload, checkStoredText } from '../../lib/validate.ts'
 import {
   type CustomWord,
   type CustomWordEntry,
@@ -74,15 +74,10 @@ export function parseRulesWrite(body: unknown): RulesWrite {
   return { mode, entries: raw.map((entry, i) => normaliseRule(entry, label(i), fail)) }
 }
 
-/** Refuses text with a lone surrogate (two different ones were stored as one and collided). */
-function wellFormed(texts: readonly string[], field: string, fail: (d: string) => Error): void {
-  if (!texts.every(isWellFormedText)) throw fail(`${field} is not valid Unicode text (a lone surrogate).`)
-}
-
 function normaliseRule(entry: ReplacementEntry, where: string, fail: (d: string) => Error) {
   if (entry.id !== undefined && !UUID.test(entry.id)) throw fail(`${where}.id must be a UUID.`)
-  wellFormed(entry.triggers, `${where}.triggers`, fail)
-  wellFormed([entry.replacement], `${where}.replacement`, fail)
+  checkStoredText(entry.triggers, `${where}.triggers`, fail)
+  checkStoredText(entry.replacement, `${where}.replacement`, fail)
   const triggers = [...new Set(entry.triggers.map((t) => collapse(t).toLowerCase()).filter((t) => t !== ''))]
   if (triggers.length === 0) throw fail(`${where}.triggers must contain at least one non-blank phrase.`)
   if (triggers.length > LIMITS.maxTriggersPerRule) {
@@ -128,8 +123,8 @@ export function parseWordsWrite(body: unknown): WordsWrite {
 
 function normaliseWord(entry: CustomWordEntry, where: string, fail: (d: string) => Error) {
   if (entry.id !== undefined && !UUID.test(entry.id)) throw fail(`${where}.id must be a UUID.`)
-  wellFormed([entry.text], `${where}.text`, fail)
-  wellFormed(entry.aliases ?? [], `${where}.aliases`, fail)
+  checkStoredText(entry.text, `${where}.text`, fail)
+  checkStoredText(entry.aliases ?? [], `${where}.aliases`, fail)
   const text = collapse(entry.text)
   if (text === '') throw fail(`${where}.text must not be blank.`)
   if (text.length > LIMITS.maxWordLength)

@@ -289,7 +289,7 @@ t.test('a JSON body keeps the small body limit; an upload gets the audio one', a
 })
 
 t.test(
-  'a job by URL: fetched when it runs (loopback server); 4xx and over the size limit fail at once',
+  'a job by URL: fetched when it runs (loopback server, allowed); 4xx and over the size limit fail at once',
   async (t) => {
     const audio = readFileSync(JFK)
     const server = createServer((request, response) => {
@@ -303,7 +303,10 @@ t.test(
     t.teardown(() => server.close())
     const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
     const dataDir = tempDir(t)
-    const app = await buildJobsApp(t, { dataDir, jobs: { maxUrlBytes: audio.length + 10 } })
+    const app = await buildJobsApp(t, {
+      dataDir,
+      jobs: { maxUrlBytes: audio.length + 10, urlAllow: ['127.0.0.1'] },
+    })
     const ok = await injectJson(app, 'POST', '/v1/jobs', {
       url: `${base}/talk.wav?token=secret`,
       formats: ['text'],
@@ -324,7 +327,10 @@ t.test(
       code: 'AUDIO_URL_REFUSED',
       message: `Audio URL refused: ${base}/gone.wav answered 404.`,
     })
-    const small = await build(t, { vad: { enabled: false }, jobs: { maxUrlBytes: 1024 } })
+    const small = await build(t, {
+      vad: { enabled: false },
+      jobs: { maxUrlBytes: 1024, urlAllow: ['127.0.0.1'] },
+    })
     const large = await waitFor(
       small,
       (await injectJson(small, 'POST', '/v1/jobs', { url: `${base}/talk.wav` })).body.id,

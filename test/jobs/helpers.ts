@@ -1,7 +1,7 @@
 /** Shared by the jobs tests: an app with the jobs feature on a temp data dir, and waiting for a job's state. */
 import path from 'node:path'
 import type { Test } from 'tap'
-import type { DictumApp } from '../../server/app.ts'
+import type { BuildOptions, DictumApp } from '../../server/app.ts'
 import {
   build,
   type ConfigOverrides,
@@ -16,8 +16,12 @@ export const JFK = path.join(audioFixturesDir, 'jfk.wav')
 export const SLOW_ENGINE = path.join(FIXTURES, 'plugins/slow-engine.ts')
 
 /** The fixture echo engine (instant), VAD off (speech is not the point). */
-export function buildJobsApp(t: Test, overrides: ConfigOverrides = {}): Promise<DictumApp> {
-  return build(t, { vad: { enabled: false }, ...overrides })
+export function buildJobsApp(
+  t: Test,
+  overrides: ConfigOverrides = {},
+  options: BuildOptions = {},
+): Promise<DictumApp> {
+  return build(t, { vad: { enabled: false }, ...overrides }, options)
 }
 
 /** The slow fixture engine (its own process, `delayMs` per transcription) with one slot. */

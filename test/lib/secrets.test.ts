@@ -3,7 +3,14 @@
  * redact the same names, a variable's name (`apiKeyEnv`) is not a secret, a variable's value is.
  */
 import t from 'tap'
-import { isSecretName, maskSecrets, redact, redactError, secretValues } from '../../lib/secrets.ts'
+import {
+  isSecretName,
+  maskSecrets,
+  maskUrlSecrets,
+  redact,
+  redactError,
+  secretValues,
+} from '../../lib/secrets.ts'
 import { build, injectJson } from '../helpers/build.ts'
 import { deadUrl } from '../helpers/vendor-servers/provider-harness.ts'
 
@@ -41,6 +48,41 @@ t.test('what dictum config masks is what error messages redact', async (t) => {
   t.equal(redact(message, secretValues(options)), 'sent [redacted] and [redacted], read OPENAI_API_KEY')
 })
 
+t.test(
+  'the one URL masking: credentials and signature parameters, in text, records and config',
+  async (t) => {
+    const cases: Array<[string, string]> = [
+      ['http://admin:S3CRET-PW@host/a.wav', 'http://***@host/a.wav'],
+      ['https://h/a.wav?sig=abc123&x=1', 'https://h/a.wav?sig=***&x=1'],
+      [
+        'https://b.s3.amazonaws.com/a.mp3?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=f00d&X-Amz-Expires=60',
+        'https://b.s3.amazonaws.com/a.mp3?X-Amz-Credential=***&X-Amz-Signature=***&X-Amz-Expires=60',
+      ],
+      [
+        'https://a.blob.core.windows.net/c/a.wav?sv=2024&se=2025&sp=r&sig=9z%2B',
+        'https://a.blob.core.windows.net/c/a.wav?sv=2024&se=2025&sp=r&sig=***',
+      ],
+      [
+        'https://h/x?Policy=p&Signature=s&Key-Pair-Id=k',
+        'https://h/x?Policy=***&Signature=***&Key-Pair-Id=***',
+      ],
+      ['https://h/cb?code=4/0Ad&state=s', 'https://h/cb?code=***&state=s'],
+      ['https://h/p#access_token=tok&token_type=bearer', 'https://h/p#access_token=***&token_type=bearer'],
+      ['https://h/p?api-key=k1&api-version=2024', 'https://h/p?api-key=***&api-version=2024'],
+      ['redis://:pw@127.0.0.1:6379/0', 'redis://***@127.0.0.1:6379/0'],
+      ['https://h/a.wav?lang=en', 'https://h/a.wav?lang=en'],
+    ]
+    for (const [url, masked] of cases) {
+      t.equal(maskUrlSecrets(url), masked, url)
+      t.equal(redact(`fetching ${url} failed`), `fetching ${masked} failed`, 'the same in a message')
+    }
+    t.same(maskSecrets({ baseUrl: 'https://u:p@h/v1?api-key=k2' }), {
+      baseUrl: 'https://***@h/v1?api-key=***',
+    })
+    t.equal(maskUrlSecrets('no URL here: sig=abc'), 'no URL here: sig=abc', 'only inside URLs')
+  },
+)
+
 t.test("a provider's secretOptions are secret to both, whatever their name", async (t) => {
   const options = { passphrase: 'open-sesame-42', model: 'm' }
   t.same(maskSecrets(options, ['passphrase']), { passphrase: '***', model: 'm' })
@@ -75,5 +117,21 @@ t.test("a provider's error keeps the name of the variable it reads its key from"
   t.equal(
     res.body.error,
     'AI provider failed: Anthropic: process: no API key: set apiKey or the ANTHROPIC_API_KEY environment variable.',
+  )
+})
+
+t.test('a remote engine whose baseUrl is not a URL says so without its credentials', async (t) => {
+  const remote = (await import('../../engines/remote/index.ts')).default
+  const baseUrl = 'https://admin:S3CRET-PW@speech.example:99999/v1?api-key=K3Y-VALUE'
+  const probe = (await remote.probe?.({ options: { baseUrl, model: 'm' } } as never)) as
+    | { available: boolean; reason?: string }
+    | undefined
+  t.equal(probe?.available, false)
+  t.notMatch(JSON.stringify(probe), /S3CRET-PW|K3Y-VALUE/)
+  t.match(probe?.reason, /baseUrl https:\/\/\*\*\*@speech\.example:99999\/v1\?api-key=\*\*\* is not a URL/)
+  const name = remote.displayName as (options: never) => string
+  t.equal(
+    name({ baseUrl, model: 'm' } as never),
+    'Remote: m at https://***@speech.example:99999/v1?api-key=***',
   )
 })

@@ -78,3 +78,32 @@ t.test('appName and windowTitle are bounded and must be text', async (t) => {
   const history = await injectJson(app, 'GET', '/v1/history')
   t.equal(history.body.count, 1, 'only the valid dictation was stored')
 })
+
+t.test('job fields with a lone surrogate are a 400 naming the field, and no job is stored', async (t) => {
+  const app = await build(t, { vad: { enabled: false } })
+  const jfk = path.join(audioFixturesDir, 'jfk.wav')
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ path: jfk, idempotencyKey: `k${LONE}` }, 'idempotencyKey'],
+    [{ path: jfk, prompt: `names: Ann${OTHER_LONE}` }, 'prompt'],
+    [{ path: jfk, language: `e${LONE}` }, 'language'],
+    [{ path: `${audioFixturesDir}/${LONE}.wav` }, 'path'],
+    [{ glob: `${audioFixturesDir}/*${LONE}.wav` }, 'glob'],
+    [{ url: `http://example.com/${LONE}.wav` }, 'url'],
+  ]
+  for (const [body, field] of cases) {
+    const response = await injectJson(app, 'POST', '/v1/jobs', body)
+    t.equal(response.status, 400, field)
+    t.same(response.body, {
+      error: `Invalid request: ${field} is not valid Unicode text (a lone surrogate).`,
+      code: 'INVALID_REQUEST',
+      param: field,
+    })
+  }
+  t.equal((await injectJson(app, 'GET', '/v1/jobs')).body.count, 0, 'nothing was stored')
+  const fine = await injectJson(app, 'POST', '/v1/jobs', {
+    path: jfk,
+    prompt: 'emoji 😀',
+    idempotencyKey: '🎤',
+  })
+  t.equal(fine.status, 201, 'pairs are fine')
+})
