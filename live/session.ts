@@ -300,7 +300,10 @@ export class LiveSessionImpl implements LiveSession {
           : `${waiting} (the session is closed past ${maxBacklogSeconds} s, realtime.maxBacklogSeconds): send audio no faster than real time.`
       const extra = { waitingSeconds: this.#committed.waitingSeconds(), maxBacklogSeconds }
       const error = errors.SESSION_BACKLOG(detail, { extra })
-      if (backlog === 'full') return this.#fatal(error)
+      if (backlog === 'full') {
+        this.#fatal(error)
+        return
+      }
       this.#emit({ type: 'error', error, fatal: false })
     }
     this.#applyPending()
