@@ -17,7 +17,8 @@ import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
 import { RecentAudio } from './recent-audio.ts'
-import { TurnDetector, WINDOW } from './turn-detector.ts'
+import { type TurnDetector, type TurnDetectorOptions, WINDOW } from './turn-detector.ts'
+import type { TurnDetectorPool } from './turn-detector-pool.ts'
 import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
 
 export interface SessionDeps {
@@ -32,6 +33,8 @@ export interface SessionDeps {
   hasSpeech: ((samples: Float32Array) => Promise<boolean>) | null
   /** Called once the session is closed and has released the engine. */
   onClosed: () => void
+  /** Where server VAD detectors come from and go back to (the service's). */
+  turnDetectors: TurnDetectorPool
 }
 
 interface OpenItem {
@@ -59,6 +62,8 @@ export class LiveSessionImpl implements LiveSession {
   /** Session samples (16 kHz) so far, with the last few hundred ms kept. */
   #recent: RecentAudio
   #detector: TurnDetector | null = null
+  /** The settings #detector was made with, to give it back. */
+  #detectorOptions: TurnDetectorOptions | null = null
   /** Server VAD: samples short of a whole window. */
   #partialWindow = new Float32Array(0)
   #open: OpenItem | null = null
@@ -391,21 +396,31 @@ export class LiveSessionImpl implements LiveSession {
   #applyTurnDetection(turnDetection: ServerVad | null): void {
     this.#settings.turnDetection = turnDetection
     this.#partialWindow = new Float32Array(0)
+    this.#releaseDetector()
     if (!turnDetection || this.#deps.vadModel === null) {
       this.#detector = null
       this.#recent = this.#resized(WINDOW)
       return
     }
     const config = this.#deps.config()
-    this.#detector = new TurnDetector({
+    this.#detectorOptions = {
       model: this.#deps.vadModel,
       threshold: turnDetection.threshold,
       silenceDurationMs: turnDetection.silenceDurationMs,
       minSpeechSeconds: config.vad.minSpeechSeconds,
       maxUtteranceSeconds: config.realtime.maxUtteranceSeconds,
       origin: this.#recent.end,
-    })
+    }
+    this.#detector = this.#deps.turnDetectors.acquire(this.#detectorOptions)
     this.#recent = this.#resized(this.#recentCapacity())
+  }
+
+  /** The detector goes back to the service's pool (its native memory is reused, not left to the GC). */
+  #releaseDetector(): void {
+    if (this.#detector && this.#detectorOptions)
+      this.#deps.turnDetectors.release(this.#detector, this.#detectorOptions)
+    this.#detector = null
+    this.#detectorOptions = null
   }
 
   /** What an item may reach back for: the detector's lead-in and the prefix padding. */
@@ -518,6 +533,7 @@ export class LiveSessionImpl implements LiveSession {
     }
     await this.#reporting.catch(() => {})
     this.#silent = true
+    this.#releaseDetector()
     this.#deps.engine.release()
     this.#deps.onClosed()
   }
