@@ -8,6 +8,7 @@ import { benchCustomWords } from './custom-words.ts'
 import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchLive } from './live.ts'
+import { benchLiveSoak } from './live-soak.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
 import { benchRemote } from './remote.ts'
@@ -36,6 +37,7 @@ const sections: Record<string, Section> = {
   startup: () => benchStartup(),
   abuse: () => benchAbuse(),
   live: () => benchLive(),
+  'live-soak': () => benchLiveSoak(),
   jobs: () => benchJobs(),
   web: () => benchWeb(),
 }

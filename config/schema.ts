@@ -179,6 +179,12 @@ export const RealtimeSchema = Type.Object(
       default: 120,
       description: 'Longest utterance of a live session: speech going on past it is committed there.',
     }),
+    maxBacklogSeconds: Type.Number({
+      minimum: 1,
+      default: 30,
+      description:
+        'Committed audio of a live session waiting behind the item being transcribed, at most (seconds): at half of it the client gets a warning (error SESSION_BACKLOG, not fatal), past it the session is closed (fatal SESSION_BACKLOG).',
+    }),
     maxFrameBytes: Type.Integer({
       minimum: 1024,
       default: 1_048_576,

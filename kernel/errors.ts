@@ -37,6 +37,8 @@ const catalogue = {
     message: (d) => `Too many live sessions at once: ${d}`,
   },
   SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
+  SESSION_BACKLOG: { status: 429, message: (d) => `Live session behind: ${d}` },
+  SESSION_CLOSED: { status: 503, message: (d) => `Live session closed: ${d}` },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },

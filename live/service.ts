@@ -13,6 +13,7 @@ import { checkLanguage } from '../plugins/transcribe/service.ts'
 import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
 import { LiveSessionImpl } from './session.ts'
+import { TurnDetectorPool } from './turn-detector-pool.ts'
 import type { LiveEventListener, LiveService, LiveSession, LiveSessionOptions } from './types.ts'
 
 interface Deps {
@@ -27,6 +28,8 @@ interface Deps {
 export class LiveSessions implements LiveService {
   readonly #deps: Deps
   readonly #sessions = new Set<LiveSessionImpl>()
+  /** Server VAD detectors, reused from one session to the next. */
+  readonly turnDetectors = new TurnDetectorPool()
   /** Sessions open or opening (an opening one holds its place while its engine loads). */
   #count = 0
   #closed = false
@@ -70,6 +73,7 @@ export class LiveSessions implements LiveService {
       const window = maxSegmentSecondsFor(null, engine.capabilities.maxAudioSeconds ?? null)
       const session: LiveSessionImpl = new LiveSessionImpl(options, listener, {
         ...this.#deps,
+        turnDetectors: this.turnDetectors,
         engine,
         config: () => configStore.current,
         vadModel: segmenter?.model.file ?? null,
@@ -94,6 +98,7 @@ export class LiveSessions implements LiveService {
   async close(): Promise<void> {
     this.#closed = true
     await Promise.allSettled([...this.#sessions].map((session) => session.close({ cancel: true })))
+    this.turnDetectors.clear()
   }
 }
 

@@ -13,17 +13,13 @@ import { type DictumError, errors } from '../kernel/errors.ts'
 import type { AcquiredEngine } from '../kernel/registry.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
+import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
 import { RecentAudio } from './recent-audio.ts'
-import { TurnDetector, WINDOW } from './turn-detector.ts'
+import { type TurnDetector, type TurnDetectorOptions, WINDOW } from './turn-detector.ts'
+import type { TurnDetectorPool } from './turn-detector-pool.ts'
 import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
-
-/**
- * Audio of committed items not yet transcribed, at most (seconds): a client sending audio far faster than
- * the engine transcribes it is stopped here instead of filling memory (600 s of 16 kHz float is 38 MB).
- */
-export const BACKLOG_SECONDS = 600
 
 export interface SessionDeps {
   engine: AcquiredEngine
@@ -37,6 +33,8 @@ export interface SessionDeps {
   hasSpeech: ((samples: Float32Array) => Promise<boolean>) | null
   /** Called once the session is closed and has released the engine. */
   onClosed: () => void
+  /** Where server VAD detectors come from and go back to (the service's). */
+  turnDetectors: TurnDetectorPool
 }
 
 interface OpenItem {
@@ -64,6 +62,8 @@ export class LiveSessionImpl implements LiveSession {
   /** Session samples (16 kHz) so far, with the last few hundred ms kept. */
   #recent: RecentAudio
   #detector: TurnDetector | null = null
+  /** The settings #detector was made with, to give it back. */
+  #detectorOptions: TurnDetectorOptions | null = null
   /** Server VAD: samples short of a whole window. */
   #partialWindow = new Float32Array(0)
   #open: OpenItem | null = null
@@ -73,7 +73,8 @@ export class LiveSessionImpl implements LiveSession {
   /** Items committed and not yet reported, in order. */
   #reporting: Promise<void> = Promise.resolve()
   readonly #inFlight = new Set<LiveItem>()
-  #backlog = 0
+  /** Committed items until their last event, and the backlog they make. */
+  readonly #committed = new CommittedItems()
   #lastActivity = Date.now()
   #idleTimer: NodeJS.Timeout | null = null
   /** No more events (closed, or after a fatal error). */
@@ -284,7 +285,8 @@ export class LiveSessionImpl implements LiveSession {
     const { item } = open
     this.#emit({ type: 'committed', itemId: item.id, previousItemId: this.#previousItemId })
     this.#previousItemId = item.id
-    this.#backlog += item.length
+    const { maxBacklogSeconds } = this.#deps.config().realtime
+    const backlog = this.#committed.add(item.id, item.length, maxBacklogSeconds)
     this.#inFlight.add(item)
     // client-committed audio may be silence; VAD items hold speech by construction
     const check = this.#detector ? undefined : (this.#deps.hasSpeech ?? undefined)
@@ -295,13 +297,19 @@ export class LiveSessionImpl implements LiveSession {
       .catch((error: unknown) =>
         this.#deps.logger.error({ error: (error as Error).message }, 'a live item could not be reported'),
       )
-    if (this.#backlog > BACKLOG_SECONDS * SAMPLE_RATE) {
-      this.#fatal(
-        errors.INVALID_REQUEST(
-          `the client sends audio faster than the engine transcribes it (more than ${BACKLOG_SECONDS} s waiting); the session is closed.`,
-        ),
-      )
-      return
+    if (backlog !== 'ok') {
+      const waiting = `${this.#committed.waitingSeconds().toFixed(1)} s of committed audio wait for the engine`
+      const detail =
+        backlog === 'full'
+          ? `${waiting}, more than realtime.maxBacklogSeconds (${maxBacklogSeconds}); the session is closed.`
+          : `${waiting} (the session is closed past ${maxBacklogSeconds} s, realtime.maxBacklogSeconds): send audio no faster than real time.`
+      const extra = { waitingSeconds: this.#committed.waitingSeconds(), maxBacklogSeconds }
+      const error = errors.SESSION_BACKLOG(detail, { extra })
+      if (backlog === 'full') {
+        this.#fatal(error)
+        return
+      }
+      this.#emit({ type: 'error', error, fatal: false })
     }
     this.#applyPending()
   }
@@ -314,9 +322,10 @@ export class LiveSessionImpl implements LiveSession {
     } catch (error) {
       open.done = true
       this.#emit({ type: 'failed', itemId: item.id, error: asDictumError(error) })
+      this.#committed.reported(item.id)
       return
     } finally {
-      this.#backlog -= item.length
+      this.#committed.settled(item.id, this.#deps.config().realtime.maxBacklogSeconds)
       this.#inFlight.delete(item)
     }
     open.done = true
@@ -346,6 +355,7 @@ export class LiveSessionImpl implements LiveSession {
       provider: engine.displayName,
       historyId,
     })
+    this.#committed.reported(item.id)
   }
 
   /** The history entry's id, or null (history off, not asked for, empty text, or storing failed: logged). */
@@ -386,21 +396,31 @@ export class LiveSessionImpl implements LiveSession {
   #applyTurnDetection(turnDetection: ServerVad | null): void {
     this.#settings.turnDetection = turnDetection
     this.#partialWindow = new Float32Array(0)
+    this.#releaseDetector()
     if (!turnDetection || this.#deps.vadModel === null) {
       this.#detector = null
       this.#recent = this.#resized(WINDOW)
       return
     }
     const config = this.#deps.config()
-    this.#detector = new TurnDetector({
+    this.#detectorOptions = {
       model: this.#deps.vadModel,
       threshold: turnDetection.threshold,
       silenceDurationMs: turnDetection.silenceDurationMs,
       minSpeechSeconds: config.vad.minSpeechSeconds,
       maxUtteranceSeconds: config.realtime.maxUtteranceSeconds,
       origin: this.#recent.end,
-    })
+    }
+    this.#detector = this.#deps.turnDetectors.acquire(this.#detectorOptions)
     this.#recent = this.#resized(this.#recentCapacity())
+  }
+
+  /** The detector goes back to the service's pool (its native memory is reused, not left to the GC). */
+  #releaseDetector(): void {
+    if (this.#detector && this.#detectorOptions)
+      this.#deps.turnDetectors.release(this.#detector, this.#detectorOptions)
+    this.#detector = null
+    this.#detectorOptions = null
   }
 
   /** What an item may reach back for: the detector's lead-in and the prefix padding. */
@@ -441,11 +461,20 @@ export class LiveSessionImpl implements LiveSession {
     })
   }
 
-  /** Reports the error, then closes the session dropping what is in flight. */
+  /** Reports the error (each committed item failing with it first), then closes dropping what is in flight. */
   #fatal(error: DictumError): void {
+    this.#failUnreported(error)
     this.#emit({ type: 'error', error, fatal: true })
     this.#silent = true
     void this.close({ cancel: true })
+  }
+
+  /** Every committed item still without its last event gets `failed` now, in item order (a close, a fatal error). */
+  #failUnreported(error: DictumError): void {
+    for (const itemId of this.#committed.unreported()) {
+      this.#emit({ type: 'failed', itemId, error })
+      this.#committed.reported(itemId)
+    }
   }
 
   #touch(): void {
@@ -477,6 +506,11 @@ export class LiveSessionImpl implements LiveSession {
     this.#idleTimer = null
     const open = this.#open
     if (cancel) {
+      this.#failUnreported(
+        errors.SESSION_CLOSED(
+          'the session ended before the item was transcribed (client gone, or dictum stopping).',
+        ),
+      )
       this.#silent = true
       this.#open = null
       open?.item.cancel()
@@ -499,6 +533,7 @@ export class LiveSessionImpl implements LiveSession {
     }
     await this.#reporting.catch(() => {})
     this.#silent = true
+    this.#releaseDetector()
     this.#deps.engine.release()
     this.#deps.onClosed()
   }

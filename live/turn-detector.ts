@@ -94,6 +94,12 @@ export class TurnDetector {
     this.#speaking = false
   }
 
+  /** Starts afresh for another session whose audio reaches it from `origin` (turn-detector-pool.ts). */
+  restart(origin: number): void {
+    this.cut()
+    this.#origin = origin
+  }
+
   /** Pops finished segments (the session keeps its own audio); returns the last one's end. */
   #drain(): number | null {
     let end: number | null = null

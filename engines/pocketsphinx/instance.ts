@@ -16,13 +16,6 @@ import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'
 
 /**
- * Live decoders kept for the next stream when theirs ends. Each holds a copy of the model (~95 MB, ~0.2 s to
- * load): enough for a few sessions taking turns without loading one per utterance, without keeping a burst's
- * worth for good.
- */
-export const MAX_IDLE_LIVE_DECODERS = 4
-
-/**
  * A pocketsphinx engine instance: one batch decoder, loaded once and reused for `transcribe` and for the
  * final pass of streams, and live decoders for the streams open at once (stream.ts). Calls into the library
  * are synchronous, so a decoder never serves two calls at once.
@@ -64,25 +57,20 @@ export class PocketsphinxEngine implements EngineInstance {
     return this.#decodeWhole(toInt16(request.samples), plan)
   }
 
-  /** Opens a live utterance on a live decoder of its own (an idle one, else a new one), with its custom words. */
+  /**
+   * Opens a live utterance with its custom words, on a live decoder of its own when one is free (an idle
+   * one, else a new one while fewer than `maxLiveDecoders` exist); otherwise it takes one later (stream.ts).
+   */
   async openStream(options: EngineStreamOptions): Promise<EngineStream> {
     await this.load()
     const plan = options.customWords.length > 0 ? await this.#planFor(options.customWords) : null
     if (!this.#decoder) throw new Error('the pocketsphinx engine is closed')
-    const decoder = this.#idle.pop() ?? (this.#newDecoder as () => PocketsphinxDecoder)()
-    this.#busy.add(decoder)
-    try {
-      decoder.useBias(plan)
-      return new PocketsphinxStream({
-        decoder,
-        plan,
-        decodeWhole: (pcm, streamPlan) => this.#decodeWhole(pcm, streamPlan),
-        release: (done) => this.#release(done),
-      })
-    } catch (err) {
-      this.#release(decoder)
-      throw err
-    }
+    return new PocketsphinxStream({
+      acquire: () => this.#acquire(),
+      plan,
+      decodeWhole: (pcm, streamPlan) => this.#decodeWhole(pcm, streamPlan),
+      release: (done) => this.#release(done),
+    })
   }
 
   /** Live decoders: held by streams going on, and idle (kept for the next stream). */
@@ -109,10 +97,27 @@ export class PocketsphinxEngine implements EngineInstance {
     return toTranscript(this.#decoder.decode(pcm), language, plan?.canonical)
   }
 
-  /** A stream's live decoder back: kept idle for the next stream, or freed (too many idle, or closed). */
+  /**
+   * A live decoder for a stream: an idle one, a new one while fewer than `maxLiveDecoders` exist, else null.
+   * Each holds a copy of the model (~95 MB, ~0.2 s to open), so the bound is what keeps a host's memory
+   * flat however many utterances pile up on it.
+   */
+  #acquire(): PocketsphinxDecoder | null {
+    if (!this.#decoder) return null
+    const total = this.#busy.size + this.#idle.length
+    const decoder =
+      this.#idle.pop() ??
+      (total < this.#context.options.maxLiveDecoders
+        ? (this.#newDecoder as () => PocketsphinxDecoder)()
+        : null)
+    if (decoder) this.#busy.add(decoder)
+    return decoder
+  }
+
+  /** A stream's live decoder back: kept idle for the next stream, or freed (closed). */
   #release(decoder: PocketsphinxDecoder): void {
     if (!this.#busy.delete(decoder)) return
-    if (this.#decoder && this.#idle.length < MAX_IDLE_LIVE_DECODERS) this.#idle.push(decoder)
+    if (this.#decoder) this.#idle.push(decoder)
     else decoder.free()
   }
 

@@ -45,6 +45,12 @@ export const PocketsphinxOptionsSchema = Type.Object(
       description:
         "Partial text while a live utterance goes on (a live decoder per session, about 95 MB each, beside the final pass). Off: live sessions get each utterance's text when it ends.",
     }),
+    maxLiveDecoders: Type.Integer({
+      minimum: 1,
+      default: 4,
+      description:
+        'Live decoders (about 95 MB each) an engine host keeps at most, shared by the live utterances on it: one more utterance than that waits for a free one, giving no partial text meanwhile; its final text is not affected.',
+    }),
     libraryDir: Type.Optional(
       PathString(
         'Folder holding libpocketsphinx.so.3 and libsphinxbase.so.3; default: the system library folders.',

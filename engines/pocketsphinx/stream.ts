@@ -13,6 +13,12 @@
  * decoder: the final is exactly what `transcribe` gives, at the cost of one more decode of the utterance
  * (~0.14 s per second of speech here, the time a file transcription of it takes). Words sent as deltas can
  * differ from the final's (live/deltas.ts says what the item then does).
+ *
+ * Live decoders are bounded per engine instance (option `maxLiveDecoders`): a stream opened while all are
+ * taken keeps its audio and takes one at a later chunk, when one is free, catching up on the audio it kept
+ * in one call; until then it gives no partials. Once its audio is complete (`finishing`, told by the kernel
+ * as soon as the finish is on its way) the live pass stops and its decoder goes back at once: a committed
+ * utterance only needs its final, so a host that has fallen behind does not decode its backlog twice.
  */
 import type { EnginePartial, EngineStream, EngineTranscribeResult } from '../../sdk/plugin.ts'
 import type { BiasPlan } from './custom-words.ts'
@@ -20,20 +26,23 @@ import type { PocketsphinxDecoder } from './decoder.ts'
 import { hypothesisText, toInt16 } from './transcript.ts'
 
 export interface PocketsphinxStreamParts {
-  /** The live decoder, the stream's own until it ends; custom words already applied. */
-  decoder: PocketsphinxDecoder
+  /** A free live decoder, or null when all are taken (the pool's bound); it is the stream's until handed back. */
+  acquire: () => PocketsphinxDecoder | null
   plan: BiasPlan | null
   /** Decodes the whole utterance as `transcribe` would (the instance's batch decoder). */
   decodeWhole: (pcm: Int16Array, plan: BiasPlan | null) => EngineTranscribeResult
-  /** Takes the live decoder back when the stream ends (finish or cancel). */
+  /** Takes a live decoder back (the live pass ended: finishing, finish or cancel). */
   release: (decoder: PocketsphinxDecoder) => void
 }
 
 export class PocketsphinxStream implements EngineStream {
-  #decoder: PocketsphinxDecoder | null
-  readonly #plan: BiasPlan | null
-  readonly #decodeWhole: PocketsphinxStreamParts['decodeWhole']
-  readonly #release: PocketsphinxStreamParts['release']
+  readonly #parts: PocketsphinxStreamParts
+  /** The live pass's decoder, null before one was free and once the live pass is over. */
+  #decoder: PocketsphinxDecoder | null = null
+  /** The live pass is over (finishing, finish or cancel): chunks are only kept. */
+  #livePassOver = false
+  /** finish or cancel was called: no more calls. */
+  #ended = false
   /** The utterance's audio so far (int16), kept for the final pass. */
   readonly #chunks: Int16Array[] = []
   #length = 0
@@ -41,54 +50,95 @@ export class PocketsphinxStream implements EngineStream {
   #partial = ''
 
   constructor(parts: PocketsphinxStreamParts) {
-    this.#decoder = parts.decoder
-    this.#plan = parts.plan
-    this.#decodeWhole = parts.decodeWhole
-    this.#release = parts.release
-    this.#decoder.startUtterance()
+    this.#parts = parts
+    this.#takeDecoder()
+  }
+
+  /** True while the stream holds a live decoder. */
+  get live(): boolean {
+    return this.#decoder !== null
   }
 
   accept(samples: Float32Array): EnginePartial | null {
-    const decoder = this.#open('accept')
+    this.#check('accept')
     if (samples.length === 0) return null
     const pcm = toInt16(samples)
     this.#chunks.push(pcm)
     this.#length += pcm.length
-    const text = hypothesisText(decoder.processChunk(pcm), this.#plan?.canonical)
+    let decoder = this.#decoder
+    if (!decoder) {
+      // A decoder freed since: the live pass starts now, on the whole utterance so far.
+      decoder = this.#takeDecoder()
+      if (!decoder) return null
+      return this.#partialOf(decoder.processChunk(this.#joined()))
+    }
+    return this.#partialOf(decoder.processChunk(pcm))
+  }
+
+  finishing(): void {
+    this.#endLivePass()
+  }
+
+  async finish(): Promise<EngineTranscribeResult> {
+    this.#check('finish')
+    this.#ended = true
+    this.#endLivePass()
+    const pcm = this.#joined()
+    this.#chunks.length = 0
+    return this.#parts.decodeWhole(pcm, this.#parts.plan)
+  }
+
+  cancel(): void {
+    this.#ended = true
+    this.#endLivePass()
+    this.#chunks.length = 0
+  }
+
+  #partialOf(hypothesis: string): EnginePartial | null {
+    const text = hypothesisText(hypothesis, this.#parts.plan?.canonical)
     if (text === this.#partial) return null
     this.#partial = text
     return { text }
   }
 
-  async finish(): Promise<EngineTranscribeResult> {
-    this.#open('finish')
-    this.#end()
+  #check(call: string): void {
+    if (this.#ended) throw new Error(`pocketsphinx stream: ${call} after the utterance ended`)
+  }
+
+  /** A free live decoder for the live pass (its utterance started), or null. */
+  #takeDecoder(): PocketsphinxDecoder | null {
+    if (this.#livePassOver) return null
+    const decoder = this.#parts.acquire()
+    if (!decoder) return null
+    try {
+      decoder.useBias(this.#parts.plan)
+      decoder.startUtterance()
+    } catch (error) {
+      this.#parts.release(decoder)
+      throw error
+    }
+    this.#decoder = decoder
+    return decoder
+  }
+
+  /** Ends the live pass and hands its decoder back (once). */
+  #endLivePass(): void {
+    this.#livePassOver = true
+    const decoder = this.#decoder
+    if (!decoder) return
+    this.#decoder = null
+    decoder.endUtterance()
+    this.#parts.release(decoder)
+  }
+
+  #joined(): Int16Array {
+    if (this.#chunks.length === 1) return this.#chunks[0] as Int16Array
     const pcm = new Int16Array(this.#length)
     let at = 0
     for (const chunk of this.#chunks) {
       pcm.set(chunk, at)
       at += chunk.length
     }
-    this.#chunks.length = 0
-    return this.#decodeWhole(pcm, this.#plan)
-  }
-
-  cancel(): void {
-    this.#end()
-    this.#chunks.length = 0
-  }
-
-  #open(call: string): PocketsphinxDecoder {
-    if (!this.#decoder) throw new Error(`pocketsphinx stream: ${call} after the utterance ended`)
-    return this.#decoder
-  }
-
-  /** Ends the live pass and hands its decoder back (once). */
-  #end(): void {
-    const decoder = this.#decoder
-    if (!decoder) return
-    this.#decoder = null
-    decoder.endUtterance()
-    this.#release(decoder)
+    return pcm
   }
 }

@@ -141,6 +141,14 @@ export interface EngineStream {
   finish(): Promise<EngineTranscribeResult>
   /** Drops the utterance and frees the stream's resources. Safe to call after `finish`, and twice. */
   cancel(): void
+  /**
+   * Optional: the utterance's audio is complete; `finish` follows once the chunks already given are
+   * accepted. Called as soon as the kernel knows, possibly while a call of the stream is in flight (so it
+   * should only set a flag). An engine whose partials come from a pass of their own (not the one that gives
+   * the final) can stop that pass here and free what it holds for it: nobody waits for those partials any
+   * more, and a host that has fallen behind catches up sooner.
+   */
+  finishing?(): void
 }
 
 /** Everything an engine instance is given when created. */

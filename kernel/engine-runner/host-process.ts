@@ -33,7 +33,13 @@ class EngineHostProcess {
   }
 
   #openStream({ id, options }: Extract<ParentMessage, { type: 'stream-open' }>): void {
-    const entry: HostStream = { stream: null, samples: 0, queue: Promise.resolve() }
+    const entry: HostStream = {
+      stream: null,
+      samples: 0,
+      queue: Promise.resolve(),
+      finishing: false,
+      cancelled: false,
+    }
     this.#streams.set(id, entry)
     this.#enqueue(entry, async () => {
       try {
@@ -48,7 +54,10 @@ class EngineHostProcess {
       }
       // Cancelled while the engine opened it.
       if (this.#streams.get(id) !== entry) entry.stream.cancel()
-      else send({ type: 'stream-opened', id })
+      else {
+        if (entry.finishing) this.#call(() => entry.stream?.finishing?.())
+        send({ type: 'stream-opened', id })
+      }
     })
   }
 
@@ -60,15 +69,22 @@ class EngineHostProcess {
     const entry = this.#streams.get(id)
     if (!entry) return
     if (message.type === 'stream-cancel') {
+      // The chunks and finish still queued are skipped: a session that ended costs the host nothing more.
       this.#streams.delete(id)
+      entry.cancelled = true
       this.#enqueue(entry, () => entry.stream?.cancel())
       return
+    }
+    if (message.type === 'stream-finish' && !entry.finishing) {
+      // Told now, not after the queued chunks: the engine may stop work that only served partials.
+      entry.finishing = true
+      this.#call(() => entry.stream?.finishing?.())
     }
     let operation: 'accept' | 'finish' = 'accept'
     this.#enqueue(entry, async () => {
       const stream = entry.stream
-      // Opening failed (already reported), or the stream ended on an earlier error.
-      if (!stream) return
+      // Opening failed (already reported), the stream ended on an earlier error, or it was cancelled.
+      if (!stream || entry.cancelled) return
       try {
         if (message.type === 'stream-write') {
           entry.samples += message.samples.length
@@ -91,6 +107,15 @@ class EngineHostProcess {
         stream.cancel()
       }
     })
+  }
+
+  /** An engine call outside the stream's queue (it must not throw into the message handler). */
+  #call(call: () => unknown): void {
+    try {
+      call()
+    } catch (error) {
+      forwardingLogger().warn({ err: error }, 'engine stream call failed')
+    }
   }
 
   #enqueue(entry: HostStream, call: () => unknown): void {
@@ -148,6 +173,10 @@ interface HostStream {
   /** Samples accepted, for the final result's size cap. */
   samples: number
   queue: Promise<void>
+  /** The finish has arrived (queued behind chunks): the engine was told with `finishing()`. */
+  finishing: boolean
+  /** Cancelled: calls still queued are skipped. */
+  cancelled: boolean
 }
 
 function send(message: HostMessage): void {

@@ -68,6 +68,12 @@ export class InlineStream implements RunnerStream {
     const ms = this.#timeoutMs()
     const { promise, start } = this.#core.finish(ms, () => timeoutError(this.#engineId, ms))
     if (start) {
+      try {
+        // Told now, not after the queued chunks (see EngineStream.finishing).
+        this.#stream.finishing?.()
+      } catch (error) {
+        this.#core.end(this.#failure('finish', error))
+      }
       this.#enqueue(async () => {
         if (this.#core.ended) return
         try {

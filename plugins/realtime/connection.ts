@@ -315,6 +315,8 @@ function closeFor(error: DictumError): [number, string] {
       return [CLOSE.normal, 'idle timeout']
     case 'INVALID_REQUEST':
       return [CLOSE.policy, 'invalid request']
+    case 'SESSION_BACKLOG':
+      return [CLOSE.policy, 'audio faster than the engine']
     default:
       return [CLOSE.internalError, 'session failed']
   }

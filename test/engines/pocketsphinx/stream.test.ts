@@ -192,13 +192,46 @@ t.test('cancel and finish give the decoder back; a stream ends once', { skip }, 
   const empty = await engine.openStream({ customWords: [] })
   t.same(await empty.finish(), { text: '', confidence: null, words: [], segments: [], language: 'en' })
 
-  // Idle decoders are bounded; close frees the rest.
+  // Live decoders are bounded (maxLiveDecoders, 4); close frees them all.
   const many = await Promise.all(Array.from({ length: 6 }, () => engine.openStream({ customWords: [] })))
-  t.same(engine.liveDecoders, { busy: 6, idle: 0 })
+  t.same(engine.liveDecoders, { busy: 4, idle: 0 }, 'six streams hold four live decoders')
   for (const s of many) s.cancel()
-  t.same(engine.liveDecoders, { busy: 0, idle: 4 }, 'at most 4 kept idle')
+  t.same(engine.liveDecoders, { busy: 0, idle: 4 })
   const open = await engine.openStream({ customWords: [] })
   await engine.close()
   t.same(engine.liveDecoders, { busy: 0, idle: 0 }, 'close frees every live decoder')
   open.cancel()
 })
+
+t.test(
+  'past maxLiveDecoders a stream waits for a decoder, catches up, and its final is still transcribe()',
+  { skip },
+  async (t) => {
+    const engine = (await pocketsphinx.create({
+      ...context,
+      options: { ...options, maxLiveDecoders: 1 },
+    })) as PocketsphinxEngine
+    t.teardown(() => engine.close())
+    await engine.load()
+    const samples = await readClip(clip('goforward.wav'))
+    const first = await engine.openStream({ customWords: [] })
+    const second = await engine.openStream({ customWords: [] })
+    t.same(engine.liveDecoders, { busy: 1, idle: 0 }, 'one live decoder for two streams')
+    await feed(first, samples.subarray(0, 16000))
+    const waiting = await feed(second, samples.subarray(0, 16000))
+    t.same(waiting, [], 'no partials without a live decoder')
+    // The first utterance is complete: its live pass stops and its decoder goes back before the finish.
+    first.finishing?.()
+    t.same(engine.liveDecoders, { busy: 0, idle: 1 }, 'finishing gives the decoder back')
+    const caughtUp = await feed(second, samples.subarray(16000))
+    t.ok(caughtUp.length > 0, `partials once a decoder is free (${caughtUp.length})`)
+    t.same(engine.liveDecoders, { busy: 1, idle: 0 })
+    const expected = (await engine.transcribe({ samples, customWords: [] })).text
+    t.equal((await second.finish()).text, expected, 'the final is the file pass')
+    t.equal(
+      (await first.finish()).text,
+      (await engine.transcribe({ samples: samples.subarray(0, 16000), customWords: [] })).text,
+    )
+    t.same(engine.liveDecoders, { busy: 0, idle: 1 })
+  },
+)

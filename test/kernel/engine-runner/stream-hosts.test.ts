@@ -172,3 +172,31 @@ t.test('a host whose engine has no openStream refuses with ENGINE_STREAMING_UNSU
   t.equal(error.statusCode, 501)
   t.equal((await runner.transcribe({ samples: new Float32Array(5), customWords: [] })).text, 'fake 5 samples')
 })
+
+t.test('a cancelled stream costs its host nothing more: its queued chunks are skipped', async (t) => {
+  const runner = processRunner({ acceptDelayMs: 30 }, { maxStreamHosts: 1 })
+  t.teardown(() => runner.close())
+  const cancelled = await runner.openStream(noWords)
+  for (let i = 0; i < 10; i++) cancelled.write(audio(100))
+  cancelled.cancel()
+  const next = await runner.openStream(noWords)
+  for (let i = 0; i < 30; i++) next.write(audio(100))
+  const result = await next.finish()
+  t.equal(result.text.split(' ').length, 30)
+  // Before, the host went on with every chunk queued for the cancelled stream (40 accepts here).
+  t.ok(
+    (result.debug?.acceptsInProcess as number) <= 31,
+    `accepts run in the host: ${result.debug?.acceptsInProcess} (30 for the stream that finished)`,
+  )
+})
+
+t.test('the engine hears of the finish at once, before the chunks queued ahead of it', async (t) => {
+  const runner = processRunner({ acceptDelayMs: 30 }, { maxStreamHosts: 1 })
+  t.teardown(() => runner.close())
+  const stream = await runner.openStream(noWords)
+  for (let i = 0; i < 10; i++) stream.write(audio(100))
+  const result = await stream.finish()
+  t.equal(result.text.split(' ').length, 10, 'every chunk still reaches the final')
+  const told = result.debug?.chunksAtFinishing
+  t.ok(typeof told === 'number' && told < 10, `finishing() after ${told} of 10 chunks`)
+})

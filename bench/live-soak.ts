@@ -1,0 +1,173 @@
+/**
+ * `live-soak` (issue 28): 2, then 4 live sessions over /v1/realtime, each pacing the repo's clips in real
+ * time (100 ms appends, a commit after each clip, 0.5 s of silence between) for `DICTUM_BENCH_SOAK_SECONDS`
+ * (default 600), against one `dictum serve` with pocketsphinx. Reported per run: the engine hosts' resident
+ * memory (sum) after the first minute and its highest after that (flat: the two agree), every committed item
+ * and how it ended (completed, failed, or nothing: the last must be 0), commit-to-completed p50/p99, and the
+ * service's and hosts' memory 40 s after the sessions closed (idle stream hosts stop after 30 s).
+ */
+import { readFileSync } from 'node:fs'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
+import WebSocket from 'ws'
+import { AudioDecoder } from '../audio/index.ts'
+import { toPcm16 } from '../cli/live-dictation.ts'
+import { referenceTranscripts } from '../test/helpers/fixtures.ts'
+import { startChildServer } from './lib/child-server.ts'
+import { round } from './lib/load.ts'
+
+const RATE = 16000
+const CHUNK_BYTES = (RATE / 10) * 2
+
+function rssMb(pid: number): number {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return kb === undefined ? 0 : Number(kb) / 1024
+  } catch {
+    return 0
+  }
+}
+
+/** The engine hosts: the server's child processes. */
+function hostsRssMb(serverPid: number): number {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+  } catch {}
+  return children.reduce((sum, pid) => sum + rssMb(pid), 0)
+}
+
+interface Items {
+  committed: Map<string, number>
+  completed: number
+  failed: number
+  latenciesMs: number[]
+}
+
+async function session(port: number, clips: Uint8Array[], until: number, items: Items): Promise<void> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime?intent=transcription&app=soak`)
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve())
+    socket.once('error', reject)
+  })
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  let sentAt = 0
+  socket.on('message', (data) => {
+    const event = JSON.parse(data.toString()) as { type: string; item_id?: string; error?: unknown }
+    const id = event.item_id ?? ''
+    if (event.type === 'input_audio_buffer.committed') items.committed.set(id, sentAt)
+    else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+      items.completed++
+      items.latenciesMs.push(performance.now() - (items.committed.get(id) ?? sentAt))
+    } else if (event.type === 'conversation.item.input_audio_transcription.failed') {
+      items.failed++
+      if (items.failed === 1)
+        process.stderr.write(`live-soak: first failure ${JSON.stringify(event.error)}\n`)
+    } else if (event.type === 'error') process.stderr.write(`live-soak: ${JSON.stringify(event.error)}\n`)
+  })
+  socket.send(
+    JSON.stringify({
+      type: 'session.update',
+      session: {
+        type: 'transcription',
+        audio: { input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: null } },
+      },
+    }),
+  )
+  const silence = new Uint8Array(RATE) // 0.5 s
+  let clock = performance.now()
+  for (let i = 0; performance.now() < until && socket.readyState === socket.OPEN; i++) {
+    const pcm = clips[i % clips.length] as Uint8Array
+    for (const audio of [pcm, silence]) {
+      for (let at = 0; at < audio.length; at += CHUNK_BYTES) {
+        clock += 100
+        const wait = clock - performance.now()
+        if (wait > 0) await sleep(wait)
+        if (socket.readyState !== socket.OPEN) break
+        socket.send(
+          JSON.stringify({
+            type: 'input_audio_buffer.append',
+            audio: Buffer.from(audio.subarray(at, at + CHUNK_BYTES)).toString('base64'),
+          }),
+        )
+      }
+      if (audio === pcm && socket.readyState === socket.OPEN) {
+        sentAt = performance.now()
+        socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }))
+      }
+    }
+  }
+  // The last items' events, then the client leaves.
+  await sleep(10_000)
+  socket.close(1000)
+  await closed
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
+}
+
+async function loadClips(): Promise<Uint8Array[]> {
+  const decoder = new AudioDecoder({ maxSeconds: 120 })
+  try {
+    const clips: Uint8Array[] = []
+    for (const { path } of referenceTranscripts()) {
+      const samples = await decoder.decode({ kind: 'file', path })
+      if (samples.length / RATE <= 20) clips.push(toPcm16(samples))
+    }
+    return clips
+  } finally {
+    await decoder.close()
+  }
+}
+
+export async function benchLiveSoak(): Promise<Record<string, number | string>> {
+  const seconds = Number(process.env.DICTUM_BENCH_SOAK_SECONDS ?? 600)
+  const clips = await loadClips()
+  const figures: Record<string, number | string> = { 'seconds per run': seconds }
+  for (const sessions of [2, 4]) {
+    const config = { speech: { engine: 'pocketsphinx' }, realtime: { maxSessions: 32 }, plugins: [] }
+    const server = await startChildServer('dictum', { DICTUM_BENCH_CONFIG: JSON.stringify(config) })
+    const pid = server.process.pid as number
+    try {
+      const serverBefore = rssMb(pid)
+      const items: Items = { committed: new Map(), completed: 0, failed: 0, latenciesMs: [] }
+      const started = performance.now()
+      const samples: { at: number; hosts: number; server: number }[] = []
+      const sampler = setInterval(
+        () => samples.push({ at: performance.now() - started, hosts: hostsRssMb(pid), server: rssMb(pid) }),
+        2000,
+      )
+      await Promise.all(
+        Array.from({ length: sessions }, (_, i) =>
+          session(server.port, [...clips.slice(i), ...clips.slice(0, i)], started + seconds * 1000, items),
+        ),
+      )
+      clearInterval(sampler)
+      await sleep(40_000)
+      const afterMinute = samples.filter((s) => s.at >= Math.min(60_000, (seconds * 1000) / 2))
+      const first = afterMinute[0]
+      const ended = items.completed + items.failed
+      const label = `${sessions} sessions`
+      figures[
+        `${label}: engine hosts MB at ${round((first?.at ?? 0) / 1000, 0)} s / highest after / 40 s after close`
+      ] =
+        `${round(first?.hosts ?? 0, 0)} / ${round(Math.max(...afterMinute.map((s) => s.hosts)), 0)} / ${round(hostsRssMb(pid), 0)}`
+      figures[`${label}: service MB before / highest / 40 s after close`] =
+        `${round(serverBefore, 0)} / ${round(Math.max(...samples.map((s) => s.server)), 0)} / ${round(rssMb(pid), 0)}`
+      figures[`${label}: items committed / completed / failed / without a last event`] =
+        `${items.committed.size} / ${items.completed} / ${items.failed} / ${items.committed.size - ended}`
+      figures[`${label}: commit to completed p50 / p99 ms`] =
+        `${round(percentile(items.latenciesMs, 50), 0)} / ${round(percentile(items.latenciesMs, 99), 0)}`
+    } finally {
+      await server.stop()
+    }
+  }
+  return figures
+}
