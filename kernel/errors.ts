@@ -37,6 +37,7 @@ const catalogue = {
     message: (d) => `Too many live sessions at once: ${d}`,
   },
   SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
+  AUDIO_TOO_FAST: { status: 429, message: (d) => `Live audio arrives faster than it can be processed: ${d}` },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },
