@@ -47,7 +47,7 @@ export class InputQueue {
   }
 
   /** Runs `run` once the audio queued before it is processed: now when none waits. */
-  then(run: () => void): void {
+  afterAudio(run: () => void): void {
     if (this.#stopped) return
     if (this.#steps.length === 0) run()
     else this.#steps.push({ run })

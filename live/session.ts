@@ -135,7 +135,7 @@ export class LiveSessionImpl implements LiveSession {
   commit(): void {
     if (this.#closing) return
     this.#touch()
-    this.#input.then(() => this.#commitNow())
+    this.#input.afterAudio(() => this.#commitNow())
   }
 
   #commitNow(): void {
@@ -154,7 +154,7 @@ export class LiveSessionImpl implements LiveSession {
   clear(): void {
     if (this.#closing) return
     this.#touch()
-    this.#input.then(() => this.#clearNow())
+    this.#input.afterAudio(() => this.#clearNow())
   }
 
   #clearNow(): void {
@@ -186,7 +186,7 @@ export class LiveSessionImpl implements LiveSession {
       const { turnDetection: _refused, ...rest } = options
       options = rest
     }
-    this.#input.then(() => {
+    this.#input.afterAudio(() => {
       this.#pending = { ...this.#pending, ...options }
       if (!this.#open) this.#applyPending()
     })
