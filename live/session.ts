@@ -418,7 +418,13 @@ export class LiveSessionImpl implements LiveSession {
     const pending = this.#pending
     if (!pending || this.#open) return
     this.#pending = null
-    if (pending.turnDetection !== undefined) this.#applyTurnDetection(pending.turnDetection)
+    // A new detector loads the Silero model (hundreds of ms on the loop): only when the settings change.
+    if (
+      pending.turnDetection !== undefined &&
+      !sameVad(pending.turnDetection, this.#settings.turnDetection)
+    ) {
+      this.#applyTurnDetection(pending.turnDetection)
+    }
     this.#settings = { ...this.#settings, ...pending }
   }
 
@@ -543,6 +549,15 @@ export class LiveSessionImpl implements LiveSession {
     this.#deps.engine.release()
     this.#deps.onClosed()
   }
+}
+
+function sameVad(a: ServerVad | null, b: ServerVad | null): boolean {
+  if (a === null || b === null) return a === b
+  return (
+    a.threshold === b.threshold &&
+    a.silenceDurationMs === b.silenceDurationMs &&
+    a.prefixPaddingMs === b.prefixPaddingMs
+  )
 }
 
 function toMs(samples: number): number {

@@ -7,6 +7,7 @@
  * Unknown fields are ignored, as OpenAI's own optional ones (`noise_reduction`, `include`, `delay`) are: they
  * change nothing here.
  */
+import { thresholdProblem } from '../../live/turn-detector.ts'
 import type { ServerVad } from '../../live/types.ts'
 
 /** What a `session.update` changes; absent keys stay as they are. */
@@ -241,7 +242,7 @@ function readTurnDetection(value: unknown, param: string): ServerVad | null {
   }
   return {
     type: 'server_vad',
-    threshold: numberIn(td.threshold, 0, 1, `${param}.threshold`) ?? DEFAULT_SERVER_VAD.threshold,
+    threshold: readThreshold(td.threshold, `${param}.threshold`),
     prefixPaddingMs:
       integerIn(td.prefix_padding_ms, 0, 10_000, `${param}.prefix_padding_ms`) ??
       DEFAULT_SERVER_VAD.prefixPaddingMs,
@@ -249,6 +250,14 @@ function readTurnDetection(value: unknown, param: string): ServerVad | null {
       integerIn(td.silence_duration_ms, 0, 10_000, `${param}.silence_duration_ms`) ??
       DEFAULT_SERVER_VAD.silenceDurationMs,
   }
+}
+
+/** What the Silero VAD takes (live/turn-detector.ts): others were accepted, then every window was dropped. */
+function readThreshold(value: unknown, param: string): number {
+  if (value === undefined || value === null) return DEFAULT_SERVER_VAD.threshold
+  const problem = thresholdProblem(value as number)
+  if (problem) throw new Problem('invalid_value', `${param} ${problem}.`, param)
+  return value as number
 }
 
 function requireObject(value: unknown, param: string): Json {
