@@ -280,14 +280,6 @@ function optionalString(value: unknown, param: string): string | undefined {
   return value
 }
 
-function numberIn(value: unknown, min: number, max: number, param: string): number | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new Problem('invalid_value', `${param} must be a number from ${min} to ${max}.`, param)
-  }
-  return value
-}
-
 function integerIn(value: unknown, min: number, max: number, param: string): number | undefined {
   if (value === undefined || value === null) return undefined
   if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
