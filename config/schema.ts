@@ -190,6 +190,18 @@ export const RealtimeSchema = Type.Object(
       default: 1_048_576,
       description: 'Largest message (WebSocket frame, Wyoming event) a live session accepts.',
     }),
+    maxQueuedAudioSeconds: Type.Number({
+      minimum: 1,
+      default: 60,
+      description:
+        'Audio a live session has received and not yet processed (converted, resampled, run through the VAD), at most: a client sending faster gets an error (AUDIO_TOO_FAST) and the session is closed.',
+    }),
+    maxSendQueueBytes: Type.Integer({
+      minimum: 65_536,
+      default: 1_048_576,
+      description:
+        'Server events queued for a realtime client that does not read them, at most: past it the connection is dropped.',
+    }),
   },
   { additionalProperties: false, default: {} },
 )

@@ -39,6 +39,7 @@ const catalogue = {
   SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
   SESSION_BACKLOG: { status: 429, message: (d) => `Live session behind: ${d}` },
   SESSION_CLOSED: { status: 503, message: (d) => `Live session closed: ${d}` },
+  AUDIO_TOO_FAST: { status: 429, message: (d) => `Live audio arrives faster than it can be processed: ${d}` },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },

@@ -13,6 +13,7 @@ import { checkLanguage } from '../plugins/transcribe/service.ts'
 import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
 import { LiveSessionImpl } from './session.ts'
+import { thresholdProblem } from './turn-detector.ts'
 import { TurnDetectorPool } from './turn-detector-pool.ts'
 import type { LiveEventListener, LiveService, LiveSession, LiveSessionOptions } from './types.ts'
 
@@ -112,7 +113,8 @@ function checkOptions(options: LiveSessionOptions): void {
   if (!vad) return
   const bad = (what: string) =>
     errors.INVALID_REQUEST(`turn_detection ${what}.`, { extra: { param: 'turn_detection' } })
-  if (!(vad.threshold >= 0 && vad.threshold <= 1)) throw bad('threshold must be between 0 and 1')
+  const threshold = thresholdProblem(vad.threshold)
+  if (threshold) throw bad(`threshold ${threshold}`)
   if (!(vad.silenceDurationMs >= 0 && vad.silenceDurationMs <= 10_000))
     throw bad('silence_duration_ms must be between 0 and 10000')
   if (!(vad.prefixPaddingMs >= 0 && vad.prefixPaddingMs <= 10_000))

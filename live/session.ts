@@ -15,9 +15,10 @@ import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
 import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
+import { InputQueue } from './input-queue.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
 import { RecentAudio } from './recent-audio.ts'
-import { type TurnDetector, type TurnDetectorOptions, WINDOW } from './turn-detector.ts'
+import { type TurnDetector, type TurnDetectorOptions, thresholdProblem, WINDOW } from './turn-detector.ts'
 import type { TurnDetectorPool } from './turn-detector-pool.ts'
 import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
 
@@ -56,6 +57,8 @@ export class LiveSessionImpl implements LiveSession {
   /** An update that waits for the open item to end. */
   #pending: Partial<Settings> | null = null
   #streaming: boolean
+  /** Appended audio waiting to be processed, a slice per turn of the event loop, and the calls behind it. */
+  readonly #input: InputQueue
   #resampler: Resampler
   /** Input frames given to the current resampler. */
   #resampled = 0
@@ -93,6 +96,11 @@ export class LiveSessionImpl implements LiveSession {
     }
     this.#streaming = deps.engine.capabilities.streaming === true
     this.#resampler = createResampler(this.#inputRate, SAMPLE_RATE)
+    this.#input = new InputQueue(
+      this.#inputRate,
+      (pcm16) => this.#process(pcm16),
+      (error) => this.#fatal(asDictumError(error)),
+    )
     this.#recent = new RecentAudio(WINDOW)
     this.#applyTurnDetection(options.turnDetection)
     this.#armIdle()
@@ -113,14 +121,25 @@ export class LiveSessionImpl implements LiveSession {
       return
     }
     if (pcm16.length === 0) return
-    const samples = pcmToMono(pcm16, { sampleFormat: 's16', channels: 1, blockAlign: 2 })
-    this.#resampled += samples.length
-    this.#feed(this.#resampler.push(samples))
+    const { maxQueuedAudioSeconds } = this.#deps.config().realtime
+    if (this.#input.pendingBytes + pcm16.length > maxQueuedAudioSeconds * this.#inputRate * 2) {
+      this.#fatal(
+        errors.AUDIO_TOO_FAST(
+          `more than ${maxQueuedAudioSeconds} s of audio wait to be processed (realtime.maxQueuedAudioSeconds); send audio at most a little faster than real time. The session is closed.`,
+        ),
+      )
+      return
+    }
+    this.#input.audio(pcm16)
   }
 
   commit(): void {
     if (this.#closing) return
     this.#touch()
+    this.#input.afterAudio(() => this.#commitNow())
+  }
+
+  #commitNow(): void {
     this.#flushInput()
     const open = this.#open
     if (!open || open.item.length === 0) {
@@ -136,6 +155,10 @@ export class LiveSessionImpl implements LiveSession {
   clear(): void {
     if (this.#closing) return
     this.#touch()
+    this.#input.afterAudio(() => this.#clearNow())
+  }
+
+  #clearNow(): void {
     this.#partialWindow = new Float32Array(0)
     this.#detector?.cut()
     const open = this.#open
@@ -150,6 +173,12 @@ export class LiveSessionImpl implements LiveSession {
   update(options: Partial<Settings>): void {
     if (this.#closing) return
     this.#touch()
+    const threshold = options.turnDetection ? thresholdProblem(options.turnDetection.threshold) : null
+    if (threshold) {
+      this.#misuse(`turn_detection threshold ${threshold}.`, { param: 'turn_detection' })
+      const { turnDetection: _refused, ...rest } = options
+      options = rest
+    }
     if (options.turnDetection && this.#deps.vadModel === null) {
       this.#misuse(
         'turn_detection server_vad needs the voice activity detector, and no usable VAD model is installed (run: dictum models pull silero-vad).',
@@ -158,8 +187,10 @@ export class LiveSessionImpl implements LiveSession {
       const { turnDetection: _refused, ...rest } = options
       options = rest
     }
-    this.#pending = { ...this.#pending, ...options }
-    if (!this.#open) this.#applyPending()
+    this.#input.afterAudio(() => {
+      this.#pending = { ...this.#pending, ...options }
+      if (!this.#open) this.#applyPending()
+    })
   }
 
   close(options: { cancel?: boolean } = {}): Promise<void> {
@@ -168,6 +199,14 @@ export class LiveSessionImpl implements LiveSession {
   }
 
   // ---- audio in
+
+  /** A slice of appended PCM16, converted to 16 kHz float. */
+  #process(pcm16: Uint8Array): void {
+    if (this.#silent) return
+    const samples = pcmToMono(pcm16, { sampleFormat: 's16', channels: 1, blockAlign: 2 })
+    this.#resampled += samples.length
+    this.#feed(this.#resampler.push(samples))
+  }
 
   /** 16 kHz samples, in order. */
   #feed(samples: Float32Array): void {
@@ -389,7 +428,13 @@ export class LiveSessionImpl implements LiveSession {
     const pending = this.#pending
     if (!pending || this.#open) return
     this.#pending = null
-    if (pending.turnDetection !== undefined) this.#applyTurnDetection(pending.turnDetection)
+    // A new detector loads the Silero model (hundreds of ms on the loop): only when the settings change.
+    if (
+      pending.turnDetection !== undefined &&
+      !sameVad(pending.turnDetection, this.#settings.turnDetection)
+    ) {
+      this.#applyTurnDetection(pending.turnDetection)
+    }
     this.#settings = { ...this.#settings, ...pending }
   }
 
@@ -504,6 +549,8 @@ export class LiveSessionImpl implements LiveSession {
   async #shutdown(cancel: boolean): Promise<void> {
     if (this.#idleTimer) clearTimeout(this.#idleTimer)
     this.#idleTimer = null
+    if (cancel) this.#input.stop()
+    else await this.#input.drained()
     const open = this.#open
     if (cancel) {
       this.#failUnreported(
@@ -537,6 +584,15 @@ export class LiveSessionImpl implements LiveSession {
     this.#deps.engine.release()
     this.#deps.onClosed()
   }
+}
+
+function sameVad(a: ServerVad | null, b: ServerVad | null): boolean {
+  if (a === null || b === null) return a === b
+  return (
+    a.threshold === b.threshold &&
+    a.silenceDurationMs === b.silenceDurationMs &&
+    a.prefixPaddingMs === b.prefixPaddingMs
+  )
 }
 
 function toMs(samples: number): number {

@@ -10,6 +10,19 @@ export const SAMPLE_RATE = 16000
 /** Silero's window at 16 kHz. */
 export const WINDOW = 512
 
+/**
+ * The speech thresholds the Silero VAD takes: sherpa-onnx refuses others (and then logs a line for every
+ * window fed), so they are refused where a session is configured, never passed on.
+ */
+export const THRESHOLD_RANGE = { above: 0.01, below: 1 } as const
+
+/** Why `threshold` is not one the VAD takes (a phrase for an error message), or null. */
+export function thresholdProblem(threshold: number): string | null {
+  const { above, below } = THRESHOLD_RANGE
+  if (typeof threshold === 'number' && threshold > above && threshold < below) return null
+  return `must be a number above ${above} and below ${below} (the range the Silero VAD takes)`
+}
+
 export type TurnEvent = { type: 'start'; at: number } | { type: 'stop'; at: number }
 
 export interface TurnDetectorOptions {
@@ -35,6 +48,8 @@ export class TurnDetector {
   #speaking = false
 
   constructor(options: TurnDetectorOptions) {
+    const problem = thresholdProblem(options.threshold)
+    if (problem) throw new RangeError(`turn detection threshold ${problem}`)
     const minSpeech = Math.round(options.minSpeechSeconds * SAMPLE_RATE)
     // sherpa-onnx dates a segment's start back by two windows and the minimum speech length
     this.#leadIn = 2 * WINDOW + minSpeech

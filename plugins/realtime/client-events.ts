@@ -7,6 +7,7 @@
  * Unknown fields are ignored, as OpenAI's own optional ones (`noise_reduction`, `include`, `delay`) are: they
  * change nothing here.
  */
+import { thresholdProblem } from '../../live/turn-detector.ts'
 import type { ServerVad } from '../../live/types.ts'
 
 /** What a `session.update` changes; absent keys stay as they are. */
@@ -24,7 +25,7 @@ export type EventShape = 'ga' | 'beta'
 
 export type ClientCommand =
   | { type: 'update'; shape: EventShape; patch: SessionPatch; eventId: string | null }
-  | { type: 'append'; audio: Buffer; eventId: string | null }
+  | { type: 'append'; audio: Uint8Array; eventId: string | null }
   | { type: 'commit'; eventId: string | null }
   | { type: 'clear'; eventId: string | null }
 
@@ -58,7 +59,14 @@ const CONVERSATION_EVENTS = new Set([
   'output_audio_buffer.clear',
 ])
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+/** Longest `event_id` taken: it is quoted back in errors, so its length bounds what one event makes the server send. */
+export const MAX_EVENT_ID_LENGTH = 512
+
+/**
+ * A frame as JSON, its `audio` string decoded while parsing (plugins/transcribe/json-body's parseBody, which
+ * parses large frames off the event loop): the bytes, null when not base64, undefined when not a string.
+ */
+export type ParsedFrame = { ok: false } | { ok: true; value: unknown; audio: Uint8Array | null | undefined }
 
 class Problem extends Error {
   constructor(
@@ -76,17 +84,21 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Reads one text frame. */
-export function readClientEvent(text: string): ClientCommand | ProtocolProblem {
-  let event: unknown
-  try {
-    event = JSON.parse(text)
-  } catch {
-    return problem('invalid_json', 'the message is not valid JSON.', null, null)
-  }
+export function readClientEvent(frame: ParsedFrame): ClientCommand | ProtocolProblem {
+  if (!frame.ok) return problem('invalid_json', 'the message is not valid JSON.', null, null)
+  const event = frame.value
   if (!isObject(event)) return problem('invalid_json', 'the message must be a JSON object.', null, null)
+  if (typeof event.event_id === 'string' && event.event_id.length > MAX_EVENT_ID_LENGTH) {
+    return problem(
+      'invalid_value',
+      `event_id is longer than ${MAX_EVENT_ID_LENGTH} characters.`,
+      'event_id',
+      null,
+    )
+  }
   const eventId = typeof event.event_id === 'string' ? event.event_id : null
   try {
-    return readEvent(event, eventId)
+    return readEvent(event, frame.audio, eventId)
   } catch (err) {
     if (err instanceof Problem) return problem(err.code, err.detail, err.param, eventId)
     throw err
@@ -102,7 +114,7 @@ function problem(
   return { problem: true, code, detail, param, eventId }
 }
 
-function readEvent(event: Json, eventId: string | null): ClientCommand {
+function readEvent(event: Json, audio: Uint8Array | null | undefined, eventId: string | null): ClientCommand {
   if (event.event_id !== undefined && typeof event.event_id !== 'string') {
     throw new Problem('invalid_type', 'event_id must be a string.', 'event_id')
   }
@@ -115,7 +127,7 @@ function readEvent(event: Json, eventId: string | null): ClientCommand {
     case 'transcription_session.update':
       return { type: 'update', shape: 'beta', patch: readBetaSession(event.session), eventId }
     case 'input_audio_buffer.append':
-      return { type: 'append', audio: readAudio(event.audio), eventId }
+      return { type: 'append', audio: readAudio(event.audio, audio), eventId }
     case 'input_audio_buffer.commit':
       return { type: 'commit', eventId }
     case 'input_audio_buffer.clear':
@@ -132,13 +144,14 @@ function readEvent(event: Json, eventId: string | null): ClientCommand {
   throw new Problem('invalid_value', 'unknown event type.', 'type')
 }
 
-function readAudio(audio: unknown): Buffer {
-  if (audio === undefined) throw new Problem('missing_required_parameter', 'audio is missing.', 'audio')
-  if (typeof audio !== 'string') throw new Problem('invalid_type', 'audio must be a base64 string.', 'audio')
-  if (audio.length % 4 !== 0 || !BASE64.test(audio)) {
-    throw new Problem('invalid_value', 'audio is not valid base64.', 'audio')
+/** `field`: the frame's `audio` when it was not a string; `decoded`: the string's bytes (null: not base64). */
+function readAudio(field: unknown, decoded: Uint8Array | null | undefined): Uint8Array {
+  if (decoded === undefined) {
+    if (field === undefined) throw new Problem('missing_required_parameter', 'audio is missing.', 'audio')
+    throw new Problem('invalid_type', 'audio must be a base64 string.', 'audio')
   }
-  const bytes = Buffer.from(audio, 'base64')
+  if (decoded === null) throw new Problem('invalid_value', 'audio is not valid base64.', 'audio')
+  const bytes = decoded
   if (bytes.length % 2 !== 0) {
     throw new Problem(
       'invalid_value',
@@ -229,7 +242,7 @@ function readTurnDetection(value: unknown, param: string): ServerVad | null {
   }
   return {
     type: 'server_vad',
-    threshold: numberIn(td.threshold, 0, 1, `${param}.threshold`) ?? DEFAULT_SERVER_VAD.threshold,
+    threshold: readThreshold(td.threshold, `${param}.threshold`),
     prefixPaddingMs:
       integerIn(td.prefix_padding_ms, 0, 10_000, `${param}.prefix_padding_ms`) ??
       DEFAULT_SERVER_VAD.prefixPaddingMs,
@@ -237,6 +250,14 @@ function readTurnDetection(value: unknown, param: string): ServerVad | null {
       integerIn(td.silence_duration_ms, 0, 10_000, `${param}.silence_duration_ms`) ??
       DEFAULT_SERVER_VAD.silenceDurationMs,
   }
+}
+
+/** What the Silero VAD takes (live/turn-detector.ts): others were accepted, then every window was dropped. */
+function readThreshold(value: unknown, param: string): number {
+  if (value === undefined || value === null) return DEFAULT_SERVER_VAD.threshold
+  const problem = thresholdProblem(value as number)
+  if (problem) throw new Problem('invalid_value', `${param} ${problem}.`, param)
+  return value as number
 }
 
 function requireObject(value: unknown, param: string): Json {
@@ -256,14 +277,6 @@ function optionalString(value: unknown, param: string): string | undefined {
   if (typeof value !== 'string') throw new Problem('invalid_type', `${param} must be a string.`, param)
   if (value.length > 4096)
     throw new Problem('invalid_value', `${param} is longer than 4096 characters.`, param)
-  return value
-}
-
-function numberIn(value: unknown, min: number, max: number, param: string): number | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new Problem('invalid_value', `${param} must be a number from ${min} to ${max}.`, param)
-  }
   return value
 }
 

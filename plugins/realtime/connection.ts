@@ -5,13 +5,28 @@
  * cannot be applied gets an `error` event and the session goes on; the session ends (with a close code) when
  * the live session cannot go on (its fatal `error`: idle for `realtime.idleTimeoutMs`, audio faster than the
  * engine, engine gone), or when the client closes.
+ *
+ * Bounds (issue 28): frames over 64 KB are parsed off the event loop (the body worker of
+ * plugins/transcribe/json-body), and the session processes audio a slice at a time; frames waiting to be
+ * applied count against `realtime.maxQueuedAudioSeconds` (past it: `audio_too_fast`, close 1008). Server
+ * events queued for a client that does not read them are bounded by `realtime.maxSendQueueBytes`: past it
+ * the connection is dropped. A client that keeps sending frames that are not events is closed after
+ * {@link MAX_INVALID_FRAMES} of them (1008).
  */
 import { randomBytes } from 'node:crypto'
 import type { WebSocket } from 'ws'
+import type { DictumConfig } from '../../config/schema.ts'
 import { type DictumError, errors, isDictumError } from '../../kernel/errors.ts'
 import type { LiveEvent, LiveService, LiveSession } from '../../live/types.ts'
 import type { ModelChoice } from '../openai/model-choice.ts'
-import { type ClientCommand, DEFAULT_SERVER_VAD, type EventShape, readClientEvent } from './client-events.ts'
+import { parseBody, parseOffThread } from '../transcribe/json-body/parser.ts'
+import {
+  type ClientCommand,
+  DEFAULT_SERVER_VAD,
+  type EventShape,
+  type ParsedFrame,
+  readClientEvent,
+} from './client-events.ts'
 import {
   errorEvent,
   errorObject,
@@ -30,12 +45,23 @@ export const CLOSE = {
   tryAgainLater: 1013,
 } as const
 
+/** Frames that are not events (binary, not JSON, not a known event) a connection may send before it is closed. */
+export const MAX_INVALID_FRAMES = 100
+
+/** Frames up to this size are parsed at once; larger ones in the body worker (tens of ms a megabyte). */
+const INLINE_FRAME_BYTES = 64 * 1024
+
+/** Realtime events nest five deep (`session.audio.input.turn_detection`); deeper frames are refused unparsed. */
+const FRAME_PARSE = { maxDepth: 8, base64Fields: ['audio'] } as const
+
 export interface ConnectionDeps {
   live: LiveService
   /** Maps a transcription model name to an engine (plugins/openai/model-choice.ts); throws a catalogue error. */
   chooseModel: (name: string | undefined) => Promise<ModelChoice>
   /** The engine that runs when no model is named (for the session object). */
   selectedEngine: () => string
+  /** The current `realtime` config (its limits apply from the next frame). */
+  limits: () => Readonly<DictumConfig['realtime']>
   log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 }
 
@@ -57,6 +83,9 @@ export class RealtimeConnection {
   #session: LiveSession | null = null
   /** Client events are applied one after another, behind (re)opening the live session. */
   #queue: Promise<void>
+  /** Bytes of frames received and not yet applied (parsing, or waiting behind the session's opening). */
+  #queuedBytes = 0
+  #invalidFrames = 0
   #closed = false
 
   constructor(socket: WebSocket, deps: ConnectionDeps, options: ConnectionOptions) {
@@ -129,12 +158,46 @@ export class RealtimeConnection {
       this.#protocolError('invalid_frame', 'binary frames are not events; send JSON text frames.', null, null)
       return
     }
-    const command = readClientEvent(data.toString('utf8'))
-    if ('problem' in command) {
-      this.#protocolError(command.code, command.detail, command.param, command.eventId)
+    if (data.length <= INLINE_FRAME_BYTES) {
+      const command = this.#read(parseFrame(data))
+      if (command) this.#enqueue(data.length, () => this.#apply(command))
       return
     }
-    this.#queue = this.#queue.then(() => this.#apply(command)).catch((err) => this.#crash(err))
+    const parsed = parseOffThread(data, FRAME_PARSE).then(({ parsed, decoded }) => frameOf(parsed, decoded))
+    parsed.catch(() => {})
+    this.#enqueue(data.length, async () => {
+      const command = this.#read(await parsed)
+      if (command) await this.#apply(command)
+    })
+  }
+
+  /** The frame's command, or null when it is not one (its error is sent). */
+  #read(frame: ParsedFrame): ClientCommand | null {
+    const command = readClientEvent(frame)
+    if (!('problem' in command)) return command
+    this.#protocolError(command.code, command.detail, command.param, command.eventId)
+    return null
+  }
+
+  /** Applies `step` in arrival order; a client whose frames pile up past the bound is closed. */
+  #enqueue(bytes: number, step: () => Promise<void>): void {
+    this.#queuedBytes += bytes
+    const { maxQueuedAudioSeconds } = this.#deps.limits()
+    // base64 of PCM16 at the session's rate: 4 characters carry 3 bytes
+    const limit = Math.ceil(((maxQueuedAudioSeconds * this.#settings.inputSampleRate * 2) / 3) * 4)
+    if (this.#queuedBytes > limit) {
+      const error = errors.AUDIO_TOO_FAST(
+        `more than ${maxQueuedAudioSeconds} s of audio wait to be processed (realtime.maxQueuedAudioSeconds); send audio at most a little faster than real time. The session is closed.`,
+      )
+      this.#fail(error, ...closeFor(error))
+      return
+    }
+    this.#queue = this.#queue
+      .then(() => {
+        this.#queuedBytes -= bytes
+        return this.#closed ? undefined : step()
+      })
+      .catch((err) => this.#crash(err))
   }
 
   async #apply(command: ClientCommand): Promise<void> {
@@ -265,6 +328,13 @@ export class RealtimeConnection {
   #protocolError(code: string, detail: string, param: string | null, eventId: string | null): void {
     const { message } = errors.REALTIME_EVENT_INVALID(detail)
     this.#send(errorEvent({ type: 'invalid_request_error', code, message, param, event_id: eventId }))
+    if (++this.#invalidFrames > MAX_INVALID_FRAMES) {
+      this.#deps.log.debug(
+        { invalidFrames: this.#invalidFrames },
+        'realtime client keeps sending invalid frames',
+      )
+      this.#close(CLOSE.policy, 'too many invalid frames')
+    }
   }
 
   /** Sends the error, then closes the socket with `code`. */
@@ -280,7 +350,21 @@ export class RealtimeConnection {
   }
 
   #send(event: ServerEvent): void {
-    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.send(JSON.stringify(event))
+    if (this.#socket.readyState !== this.#socket.OPEN) return
+    const text = JSON.stringify(event)
+    const { maxSendQueueBytes } = this.#deps.limits()
+    if (this.#socket.bufferedAmount + Buffer.byteLength(text) > maxSendQueueBytes) {
+      // A client that does not read: what is queued for it is dropped with the connection (a close frame
+      // would only queue behind it).
+      this.#deps.log.debug(
+        { queuedBytes: this.#socket.bufferedAmount },
+        'realtime client does not read its events (realtime.maxSendQueueBytes): connection dropped',
+      )
+      this.#end()
+      this.#socket.terminate()
+      return
+    }
+    this.#socket.send(text)
   }
 
   /** Closes the socket (the `close` event then ends the session). */
@@ -317,9 +401,24 @@ function closeFor(error: DictumError): [number, string] {
       return [CLOSE.policy, 'invalid request']
     case 'SESSION_BACKLOG':
       return [CLOSE.policy, 'audio faster than the engine']
+    case 'AUDIO_TOO_FAST':
+      return [CLOSE.policy, 'audio too fast']
     default:
       return [CLOSE.internalError, 'session failed']
   }
+}
+
+/** A frame up to INLINE_FRAME_BYTES, parsed here as the body worker parses larger ones. */
+function parseFrame(data: Buffer): ParsedFrame {
+  const { parsed, decoded } = parseBody(data, FRAME_PARSE)
+  return frameOf(parsed, decoded)
+}
+
+function frameOf(
+  parsed: ReturnType<typeof parseBody>['parsed'],
+  decoded: Record<string, Uint8Array | null>,
+): ParsedFrame {
+  return parsed.ok ? { ok: true, value: parsed.value, audio: decoded.audio } : { ok: false }
 }
 
 function asDictumError(err: unknown): DictumError {

@@ -33,6 +33,8 @@ const MAX_APP_NAME = 1024
 export const realtimeRoutes = routePlugin('realtime', async (app) => {
   const { live, configStore, engines, models } = app.dictum
   const connections = new Set<RealtimeConnection>()
+  /** Frames ws refused since start (each closed its connection). */
+  let refusedFrames = 0
 
   await app.register(websocket, {
     options: {
@@ -40,6 +42,17 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       // Only `realtime` is ever chosen; ws would otherwise answer the first protocol offered, which may be
       // the token. A client that offers subprotocols but not `realtime` gets none, and its handshake fails.
       handleProtocols: (offered) => (offered.has(REALTIME_SUBPROTOCOL) ? REALTIME_SUBPROTOCOL : false),
+    },
+    // A frame ws refuses (bad UTF-8, a reserved opcode, over maxPayload…) ends its connection (ws closes it
+    // with 1002/1007/1009): logged at debug with a count, never at error with a stack (one line per frame
+    // was a log flood; @fastify/websocket's default handler logs them at error).
+    errorHandler: (error, socket, request) => {
+      refusedFrames++
+      request.log.debug(
+        { error: error.message, code: (error as { code?: string }).code, refusedFrames },
+        'realtime frame refused: connection closed',
+      )
+      socket.terminate()
     },
     // Shutdown: every session is told before the sockets go.
     preClose(done) {
@@ -98,6 +111,7 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
           live,
           chooseModel: mapModel,
           selectedEngine: () => configStore.current.speech.engine,
+          limits: () => configStore.current.realtime,
           log: request.log,
         },
         {

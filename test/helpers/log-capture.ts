@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 
-export function logCapture() {
+export function logCapture(level: pino.Level = 'info') {
   const lines: Array<Record<string, unknown>> = []
   const stream = new Writable({
     write(chunk, _enc, done) {
@@ -10,7 +10,7 @@ export function logCapture() {
       done()
     },
   })
-  return { logger: pino({ level: 'info' }, stream), lines }
+  return { logger: pino({ level }, stream), lines }
 }
 
 /** Resolves once `check` holds; polls every 50 ms and gives up after 10 s. */

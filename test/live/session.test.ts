@@ -12,6 +12,7 @@ import { holdDatabaseLock } from '../helpers/database-lock.ts'
 import { appendInChunks, clipPcm, EventLog, silencePcm } from './helpers.ts'
 
 const STREAMING = path.join(FIXTURES, 'plugins/streaming-engine.ts')
+const SLOW = path.join(FIXTURES, 'plugins/slow-engine.ts')
 const COMMIT: LiveSessionOptions = { turnDetection: null, inputSampleRate: 16000 }
 const VAD = { type: 'server_vad', threshold: 0.5, silenceDurationMs: 500, prefixPaddingMs: 300 } as const
 
@@ -105,13 +106,20 @@ t.test('update() switches turn detection at the next item', async (t) => {
 })
 
 t.test('a client sending audio far faster than the engine transcribes it is stopped', async (t) => {
-  const app = await build(t) // the echo engine, transcribing whole items
+  // an engine that never answers in time; audio waiting to be processed is not what this test bounds
+  const app = await build(t, {
+    plugins: [SLOW],
+    speech: { engine: 'fixture-slow', engines: { 'fixture-slow': { delayMs: 600_000 } } },
+    realtime: { maxQueuedAudioSeconds: 1000 },
+  })
   const log = new EventLog()
   const session = await app.dictum.live.open(COMMIT, log.listener)
-  // 22 appends of 1 MiB (32.8 s each) in one go, no turn of the event loop for the engine: items of 120 s
-  // pile up; the second waits behind the first, past realtime.maxBacklogSeconds (30 s)
+  // 22 appends of 1 MiB (32.8 s each) in one go: items of 120 s pile up; the second waits behind the first,
+  // past realtime.maxBacklogSeconds (30 s)
   const chunk = silencePcm(32768)
   for (let i = 0; i < 22; i++) session.append(chunk)
+  // 720 s of audio is processed a slice per turn: minutes on a loaded machine, never a time bound here
+  await log.until(() => log.of('error').length > 0, 600_000)
   const errors = log.of('error')
   t.equal(errors.length, 1)
   t.equal(errors[0]?.fatal, true)

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { type ErrorCode, errors } from '../../../kernel/errors.ts'
 import { bodyOf, type ParsedBody, type ParseRequest, parseBody } from './parse.ts'
 
-export { DecodedBase64, depthOver } from './parse.ts'
+export { DecodedBase64, depthOver, parseBody } from './parse.ts'
 
 const INLINE_BYTES = 256 * 1024
 
@@ -86,7 +86,8 @@ function bodyWorker(): Worker {
   return started
 }
 
-function parseOffThread(
+/** Parses `bytes` (parse.ts) in the body worker; also used for large realtime frames (plugins/realtime). */
+export function parseOffThread(
   bytes: Buffer,
   request: ParseRequest,
 ): Promise<{ parsed: ParsedBody; decoded: Record<string, Uint8Array | null> }> {
