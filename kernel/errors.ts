@@ -37,6 +37,11 @@ const catalogue = {
     message: (d) => `Too many live sessions at once: ${d}`,
   },
   SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
+  TOO_MANY_CONNECTIONS: {
+    status: 503,
+    retryAfterSeconds: 5,
+    message: (d) => `Too many connections: ${d}`,
+  },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },
