@@ -84,6 +84,11 @@ export class WyomingClient {
     return this.#events.shift()!
   }
 
+  /** The events received and not yet read, now (none: an empty list). */
+  take(): Event[] {
+    return this.#events.splice(0)
+  }
+
   /** Events up to and including one of `type`. */
   async until(type: string, timeoutMs = 60_000): Promise<Event[]> {
     const events: Event[] = []
