@@ -9,6 +9,7 @@
  * - 24 MB of nested JSON on /v1/transcribe (item 8);
  * - 24 MB `appName` on /v1/dictate (item 5), and lone surrogates in custom words (item 7);
  * - 10 uploads announcing 20 MB that send 4 MB and stall (item 6), held open for the whole round.
+ * Then issue 28's attacks (abuse-live.ts), each on a service of its own.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -25,6 +26,7 @@ import {
   shortWav,
 } from '../test/helpers/hostile-inputs.ts'
 import { freePort, untilHealthy } from '../test/helpers/serve.ts'
+import { benchLiveAbuse } from './abuse-live.ts'
 import { median, probeLatency, round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -159,6 +161,14 @@ async function startServe(dir: string): Promise<{ child: ChildProcess; port: num
 }
 
 export async function benchAbuse(): Promise<Record<string, number | string>> {
+  // DICTUM_BENCH_ABUSE_ONLY=<part of a name> runs only the attacks whose name contains it (to find the costly one).
+  const only = process.env.DICTUM_BENCH_ABUSE_ONLY
+  const inputs = attacks().some((attack) => !only || attack.name.includes(only)) ? await benchInputs() : {}
+  return { ...inputs, ...(await benchLiveAbuse()) }
+}
+
+/** Issue 16's hostile inputs, all at once, against the health route idle and under attack. */
+async function benchInputs(): Promise<Record<string, number | string>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-abuse-'))
   const { child, port } = await startServe(dir)
   try {
@@ -176,7 +186,6 @@ export async function benchAbuse(): Promise<Record<string, number | string>> {
       JSON.stringify({ mode: 'replace', entries: rules }),
     )
     if (stored !== 200) throw new Error(`storing 1000 rules answered ${stored}`)
-    // DICTUM_BENCH_ABUSE_ONLY=<part of a name> runs only the attacks whose name contains it (to find the costly one).
     const only = process.env.DICTUM_BENCH_ABUSE_ONLY
     const list = attacks().filter((attack) => !only || attack.name.includes(only))
     // Warm-up: every attack once, and the health route.

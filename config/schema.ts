@@ -223,6 +223,27 @@ export const WyomingSchema = Type.Object(
       default: 10300,
       description: 'TCP port of the Wyoming server (0: any free).',
     }),
+    allowWithoutToken: Type.Boolean({
+      default: false,
+      description:
+        'Serve Wyoming even when `api.token` is set. Wyoming has no authentication: whoever reaches the port transcribes without the token.',
+    }),
+    maxConnections: Type.Integer({
+      minimum: 1,
+      default: 32,
+      description: 'Wyoming connections open at once; more are refused with an error event and closed.',
+    }),
+    maxConnectionsPerClient: Type.Integer({
+      minimum: 1,
+      default: 8,
+      description: 'Wyoming connections open at once from one client address; more are refused.',
+    }),
+    idleTimeoutMs: Type.Integer({
+      minimum: 1000,
+      default: 30_000,
+      description:
+        'A Wyoming connection that receives no audio for this long is closed (ping and describe do not count).',
+    }),
   },
   { additionalProperties: false, default: {} },
 )

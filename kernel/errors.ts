@@ -40,6 +40,11 @@ const catalogue = {
   SESSION_BACKLOG: { status: 429, message: (d) => `Live session behind: ${d}` },
   SESSION_CLOSED: { status: 503, message: (d) => `Live session closed: ${d}` },
   AUDIO_TOO_FAST: { status: 429, message: (d) => `Live audio arrives faster than it can be processed: ${d}` },
+  TOO_MANY_CONNECTIONS: {
+    status: 503,
+    retryAfterSeconds: 5,
+    message: (d) => `Too many connections: ${d}`,
+  },
 
   // Dictionary
   INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },

@@ -64,7 +64,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const watcher = new ConfigWatcher()
   try {
     await listener.apply(loaded.config.api)
-    await wyoming.apply(loaded.config.wyoming)
+    await wyoming.apply(loaded.config)
   } catch (err) {
     await listener.close()
     await app.close()
@@ -180,7 +180,7 @@ async function applyEdit(
     app.log.error({ error: (err as Error).message }, 'could not open the API listener')
   }
   try {
-    await wyoming.apply(next.wyoming)
+    await wyoming.apply(next)
   } catch (err) {
     app.log.error({ error: (err as Error).message }, 'could not open the Wyoming server')
   }

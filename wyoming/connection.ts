@@ -5,8 +5,12 @@
  * `audio-start`, `audio-chunk`, `audio-stop` → the transcript (transcription.ts). Unknown event types are
  * ignored, as the protocol asks of peers. Misuse (audio-stop with no stream, a bad audio format, a model
  * that does not exist) is an `error` event (`{text, code}`) and the connection goes on; a malformed or
- * over-long event is an `error` event and the connection is closed, as is one idle for
- * `realtime.idleTimeoutMs`. Whatever a client sends, only its own connection is affected.
+ * over-long event is an `error` event and the connection is closed, as is one that receives nothing for
+ * `realtime.idleTimeoutMs` or no audio for `wyoming.idleTimeoutMs` (pings and describes do not keep a
+ * connection). What is written to a client and not yet taken by it is bounded: reading pauses while
+ * the socket's buffer is full (a client that does not read its answers is read no further), and a
+ * connection with more than {@link MAX_UNREAD_BYTES} unread is closed. Whatever a client sends, only its own
+ * connection is affected.
  */
 import type { Socket } from 'node:net'
 import type { ConfigStore } from '../kernel/config-store.ts'
@@ -33,6 +37,13 @@ export interface ConnectionDeps {
 /** Where the live sessions of Wyoming streams are recorded in history (when `history.enabled`). */
 export const HISTORY_APP_NAME = 'wyoming'
 
+/**
+ * Events written to a client and not yet taken by it, past which the connection is closed: reading stops
+ * well before (at the socket's high-water mark), so only events the client did not ask for (transcript
+ * chunks of a stream in progress) reach this.
+ */
+export const MAX_UNREAD_BYTES = 1_048_576
+
 export class WyomingConnection {
   readonly #socket: Socket
   readonly #deps: ConnectionDeps
@@ -42,7 +53,13 @@ export class WyomingConnection {
   /** The audio stream being received; 'refused' when its session could not open (its audio is dropped). */
   #stream: WyomingTranscription | 'refused' | null = null
   #reading = false
+  /** True while an event is being handled (reading paused): the client is waiting for us. */
+  #handling = false
   #closed = false
+  /** Closes a connection that receives no audio for `wyoming.idleTimeoutMs`; stopped while a transcript is made. */
+  #idleTimer: NodeJS.Timeout | null = null
+  /** `realtime.idleTimeoutMs`: the longest a client may send nothing, except while it waits for a transcript. */
+  readonly #silenceMs: number
 
   constructor(socket: Socket, deps: ConnectionDeps) {
     this.#socket = socket
@@ -50,7 +67,9 @@ export class WyomingConnection {
     const { maxFrameBytes, idleTimeoutMs } = deps.configStore.current.realtime
     this.#reader = new EventReader(maxFrameBytes)
     socket.setNoDelay(true)
-    socket.setTimeout(idleTimeoutMs, () =>
+    this.#silenceMs = idleTimeoutMs
+    socket.setTimeout(idleTimeoutMs)
+    socket.on('timeout', () =>
       this.#end(errors.SESSION_IDLE_TIMEOUT(`nothing was received for ${idleTimeoutMs} ms.`)),
     )
     socket.on('data', (chunk: Buffer) => {
@@ -61,7 +80,15 @@ export class WyomingConnection {
     socket.on('close', () => {
       this.#closed = true
       this.#dropStream()
+      this.#stopIdleTimer()
+      this.#reader.clear()
     })
+    this.#startIdleTimer()
+  }
+
+  /** Bytes written to the client and not yet taken by it. */
+  get unreadBytes(): number {
+    return this.#socket.writableLength
   }
 
   /** True while an audio stream is open (shutdown lets it finish first). */
@@ -95,14 +122,53 @@ export class WyomingConnection {
         if (event === null) return
         const handling = this.#handle(event)
         if (handling) {
+          // The client waits for us (an engine loading, a transcript being made): it is not idle meanwhile.
           this.#socket.pause()
+          this.#socket.setTimeout(0)
+          this.#handling = true
           await handling.catch((err: unknown) => this.#refuse(err))
-          if (!this.#closed) this.#socket.resume()
+          this.#handling = false
+          if (!this.#closed) {
+            this.#socket.setTimeout(this.#silenceMs)
+            this.#socket.resume()
+          }
         }
+        if (this.#socket.writableNeedDrain) await this.#drained()
       }
     } finally {
       this.#reading = false
     }
+  }
+
+  /** Reading waits while the client has not taken what was written to it. */
+  async #drained(): Promise<void> {
+    this.#socket.pause()
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.#socket.off('drain', done)
+        this.#socket.off('close', done)
+        resolve()
+      }
+      this.#socket.on('drain', done)
+      this.#socket.on('close', done)
+    })
+    if (!this.#closed) this.#socket.resume()
+  }
+
+  #startIdleTimer(): void {
+    this.#stopIdleTimer()
+    const { idleTimeoutMs } = this.#deps.configStore.current.wyoming
+    this.#idleTimer = setTimeout(() => {
+      // An engine still loading for the stream's first audio is not the client's idleness.
+      if (this.#handling) this.#startIdleTimer()
+      else this.#end(errors.SESSION_IDLE_TIMEOUT(`no audio was received for ${idleTimeoutMs} ms.`))
+    }, idleTimeoutMs)
+    this.#idleTimer.unref()
+  }
+
+  #stopIdleTimer(): void {
+    if (this.#idleTimer) clearTimeout(this.#idleTimer)
+    this.#idleTimer = null
   }
 
   /** Handles one event; returns a promise when the next must wait for it. */
@@ -125,9 +191,11 @@ export class WyomingConnection {
           }
           return
         case 'audio-start':
+          this.#startIdleTimer()
           this.#dropStream()
           return this.#open(audioFormat(event.data))
         case 'audio-chunk':
+          this.#startIdleTimer()
           return this.#chunk(event)
         case 'audio-stop':
           return this.#stop()
@@ -184,8 +252,13 @@ export class WyomingConnection {
     const stream = this.#stream
     this.#stream = null
     if (stream === null) throw noAudioStream('audio-stop')
-    if (stream === 'refused') return
-    await stream.finish()
+    // The transcript may take a while (a busy engine): the connection is not idle meanwhile.
+    this.#stopIdleTimer()
+    try {
+      if (stream !== 'refused') await stream.finish()
+    } finally {
+      if (!this.#closed) this.#startIdleTimer()
+    }
   }
 
   #dropStream(): void {
@@ -216,6 +289,16 @@ export class WyomingConnection {
   #send(type: string, data?: Record<string, unknown>): void {
     if (this.#socket.destroyed || this.#socket.writableEnded) return
     this.#socket.write(encodeEvent(type, data))
+    if (this.#socket.writableLength > MAX_UNREAD_BYTES) {
+      // A client this far behind is not reading: waiting for it would hold its events in memory.
+      this.#deps.logger.debug(
+        { unreadBytes: this.#socket.writableLength },
+        'wyoming: the client does not read its events; connection closed',
+      )
+      this.#closed = true
+      this.#dropStream()
+      this.#socket.destroy()
+    }
   }
 }
 

@@ -2,24 +2,32 @@
  * The Wyoming server (Home Assistant's voice pipelines; docs/wyoming.md): a TCP listener opened and closed
  * as config `wyoming.enabled`, `wyoming.host` and `wyoming.port` say, by server/server.ts beside the HTTP
  * listener (also when a config edit changes them). Each connection is a {@link WyomingConnection} on the
- * app's live sessions. At most four connections per `realtime.maxSessions` are accepted (an idle client
- * holds a connection but no session); more are closed at once.
+ * app's live sessions. With `api.token` set it stays closed unless `wyoming.allowWithoutToken` (the
+ * protocol has no authentication; config/wyoming-access.ts). At most `wyoming.maxConnections` connections,
+ * and `wyoming.maxConnectionsPerClient` from one address, are open at once; one more gets a
+ * `TOO_MANY_CONNECTIONS` error event and is closed.
  */
 import { createServer, type Server, type Socket } from 'node:net'
 import type { DictumConfig } from '../config/schema.ts'
+import { wyomingAccess } from '../config/wyoming-access.ts'
 import type { DictumApp } from '../kernel/app.ts'
+import { errors } from '../kernel/errors.ts'
 import { readVersion } from '../lib/version.ts'
 import { WyomingConnection } from './connection.ts'
+import { encodeEvent } from './framing.ts'
 
-type WyomingConfig = DictumConfig['wyoming']
-
-const CONNECTIONS_PER_SESSION = 4
+/** A refused connection that does not read its error event is not waited for longer than this. */
+const REFUSAL_GRACE_MS = 1000
 
 export class WyomingServer {
   readonly #app: DictumApp
   #server: Server | null = null
   #bound: { host: string; port: number } | null = null
   readonly #connections = new Set<WyomingConnection>()
+  /** Open connections by the client's address. */
+  readonly #perClient = new Map<string, number>()
+  /** The refusal last logged, so that a config edit elsewhere does not log it again. */
+  #refusalLogged: string | null = null
 
   constructor(app: DictumApp) {
     this.#app = app
@@ -30,9 +38,27 @@ export class WyomingServer {
     return this.#bound
   }
 
-  /** Opens, closes or rebinds to match `wyoming`. */
-  async apply(wyoming: Readonly<WyomingConfig>): Promise<void> {
-    const wanted = wyoming.enabled ? { host: wyoming.host, port: wyoming.port } : null
+  /** Connections open now (the bench and tests watch it). */
+  get connections(): number {
+    return this.#connections.size
+  }
+
+  /** Bytes written to clients and not yet taken by them, all connections together. */
+  get unreadBytes(): number {
+    let total = 0
+    for (const connection of this.#connections) total += connection.unreadBytes
+    return total
+  }
+
+  /** Opens, closes or rebinds to match `wyoming` (and `api.token`, which refuses it unless allowed). */
+  async apply(config: Readonly<Pick<DictumConfig, 'api' | 'wyoming'>>): Promise<void> {
+    const { wyoming } = config
+    const access = wyomingAccess(config)
+    if (access.reason !== null && access.reason !== this.#refusalLogged) {
+      this.#app.log.warn({ reason: access.reason }, 'the Wyoming server is not started')
+    }
+    this.#refusalLogged = access.reason
+    const wanted = access.state === 'enabled' ? { host: wyoming.host, port: wyoming.port } : null
     const bound = this.#bound
     if (wanted && bound && wanted.host === bound.host && (wanted.port === bound.port || wanted.port === 0))
       return
@@ -45,6 +71,7 @@ export class WyomingServer {
     const logger = this.#app.log
     const version = readVersion()
     const server = createServer((socket: Socket) => {
+      if (!this.#admit(socket)) return
       const connection = new WyomingConnection(socket, {
         live,
         engines,
@@ -56,7 +83,6 @@ export class WyomingServer {
       this.#connections.add(connection)
       socket.once('close', () => this.#connections.delete(connection))
     })
-    server.maxConnections = CONNECTIONS_PER_SESSION * configStore.current.realtime.maxSessions
     await new Promise<void>((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => reject(wyomingListenError(err, host, port)))
       server.listen({ host, port }, () => resolve())
@@ -66,6 +92,33 @@ export class WyomingServer {
     const address = server.address() as { port: number }
     this.#bound = { host, port: address.port }
     logger.info({ address: `tcp://${formatHost(host)}:${address.port}` }, 'dictum Wyoming server listening')
+  }
+
+  /** Counts a new connection against the caps, or refuses it with an error event and closes it. */
+  #admit(socket: Socket): boolean {
+    const { maxConnections, maxConnectionsPerClient } = this.#app.dictum.configStore.current.wyoming
+    const client = socket.remoteAddress ?? ''
+    const fromClient = this.#perClient.get(client) ?? 0
+    const refusal =
+      this.#connections.size >= maxConnections
+        ? `at most ${maxConnections} Wyoming connections are open at a time (wyoming.maxConnections); retry in a moment.`
+        : fromClient >= maxConnectionsPerClient
+          ? `at most ${maxConnectionsPerClient} Wyoming connections from one address are open at a time (wyoming.maxConnectionsPerClient); retry in a moment.`
+          : null
+    if (refusal !== null) {
+      const error = errors.TOO_MANY_CONNECTIONS(refusal)
+      socket.on('error', () => {})
+      socket.end(encodeEvent('error', { text: error.message, code: error.code }))
+      setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref()
+      return false
+    }
+    this.#perClient.set(client, fromClient + 1)
+    socket.once('close', () => {
+      const left = (this.#perClient.get(client) ?? 1) - 1
+      if (left > 0) this.#perClient.set(client, left)
+      else this.#perClient.delete(client)
+    })
+    return true
   }
 
   /**

@@ -22,8 +22,15 @@ export const EngineStatusSchema = Type.Object({
   builtIn: Type.Boolean(),
 })
 
+/** Whether the engines are also served over Wyoming (config/wyoming-access.ts). */
+export const WyomingAccessSchema = Type.Object({
+  state: Type.Union(['disabled', 'enabled', 'refused'].map((s) => Type.Literal(s))),
+  reason: Type.Union([Type.String(), Type.Null()]),
+})
+
 export const EngineListSchema = Type.Object({
   active: Type.String(),
   count: Type.Integer(),
   items: Type.Array(EngineStatusSchema),
+  wyoming: WyomingAccessSchema,
 })

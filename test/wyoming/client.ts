@@ -35,9 +35,11 @@ export class WyomingClient {
     })
   }
 
-  static connect(port: number, host = '127.0.0.1'): Promise<WyomingClient> {
+  /** `localAddress`: the client's own address (another loopback address, 127.0.0.2…, is another client). */
+  static connect(port: number, host = '127.0.0.1', localAddress?: string): Promise<WyomingClient> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ port, host }, () => resolve(new WyomingClient(socket)))
+      const options = { port, host, ...(localAddress ? { localAddress } : {}) }
+      const socket = net.connect(options, () => resolve(new WyomingClient(socket)))
       socket.once('error', reject)
     })
   }
@@ -80,6 +82,11 @@ export class WyomingClient {
       })
     }
     return this.#events.shift()!
+  }
+
+  /** The events received and not yet read, now (none: an empty list). */
+  take(): Event[] {
+    return this.#events.splice(0)
   }
 
   /** Events up to and including one of `type`. */
