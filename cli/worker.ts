@@ -50,7 +50,11 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw usageError('--concurrency must be a whole number from 1 to 64.')
   // Each run has an engine process of its own: the engine's concurrency follows the worker's.
-  const speech = { ...config.speech, concurrency: Math.max(config.speech.concurrency, concurrency) }
+  const configured = config.speech.concurrency
+  const speech = {
+    ...config.speech,
+    concurrency: configured === 'auto' ? concurrency : Math.max(configured, concurrency),
+  }
   const app = await buildApp(
     { ...config, speech },
     { configFile: checked.loaded.file, discovery: checked.discovery },
