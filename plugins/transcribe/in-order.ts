@@ -3,14 +3,21 @@
  * recording's order (a long file on a machine with several cores).
  */
 
+interface Outstanding<R> {
+  index: number
+  stop: AbortController
+  result: Promise<R>
+}
+
 /**
  * Calls `run` for each item of `source` with up to `width` items outstanding at once, and `emit` with their
  * results in the items' order. The next item is read only when there is room, so at most `width` items (and
  * their audio) are held at any time, however long the source.
  *
- * The first failure (or `signal` aborting) stops the rest: the signal every `run` got aborts, and the call
- * rejects with that first failure only once every outstanding run has settled, so nothing keeps running on
- * an engine after it returns.
+ * As one after the other would: the results before a failed item are still emitted, then the call rejects
+ * with that item's error; the items after it are stopped (their signal aborts) and no more are read. When
+ * `signal` aborts every item stops. The call settles only once every item it started has settled, so
+ * nothing keeps running on an engine after it returns.
  */
 export async function mapInOrder<T, R>(
   source: AsyncIterable<T>,
@@ -19,39 +26,31 @@ export async function mapInOrder<T, R>(
   emit: (result: R) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const stop = new AbortController()
-  const linked = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal
-  // A run stopped because another failed rejects with the abort: the first failure is the one to report.
-  const first: { failure: { error: unknown } | null } = { failure: null }
-  const fail = (error: unknown) => {
-    first.failure ??= { error }
-    stop.abort(first.failure.error)
+  const outstanding: Outstanding<R>[] = []
+  let failedAt = Number.POSITIVE_INFINITY
+  const stopAfter = (index: number) => {
+    failedAt = Math.min(failedAt, index)
+    for (const entry of outstanding) if (entry.index > failedAt) entry.stop.abort()
   }
-  const outstanding: Promise<R>[] = []
-  const next = async () => {
-    try {
-      return await (outstanding.shift() as Promise<R>)
-    } catch (error) {
-      throw first.failure ? first.failure.error : error
-    }
-  }
+  const next = async () => emit(await (outstanding.shift() as Outstanding<R>).result)
   try {
+    let index = 0
     for await (const item of source) {
-      if (first.failure) throw first.failure.error
-      const running = run(item, linked).catch((error: unknown) => {
-        fail(error)
-        throw error
-      })
-      // Awaited in order later; a rejection meanwhile is handled by `fail`.
-      running.catch(() => {})
-      outstanding.push(running)
-      while (outstanding.length >= Math.max(1, width)) emit(await next())
+      if (index > failedAt) break
+      const stop = new AbortController()
+      const entry = {
+        index: index++,
+        stop,
+        result: run(item, signal ? AbortSignal.any([signal, stop.signal]) : stop.signal),
+      }
+      entry.result.catch(() => stopAfter(entry.index))
+      outstanding.push(entry)
+      while (outstanding.length >= Math.max(1, width)) await next()
     }
-    while (outstanding.length > 0) emit(await next())
-  } catch (error) {
-    fail(error)
-    throw first.failure?.error ?? error
+    while (outstanding.length > 0) await next()
   } finally {
-    await Promise.allSettled(outstanding)
+    for (const entry of outstanding) entry.stop.abort()
+    // The ones emitted have settled; the rest (stopped, or not reached after a failure) settle now.
+    await Promise.allSettled(outstanding.map((entry) => entry.result))
   }
 }
