@@ -4,6 +4,7 @@
  */
 import { benchAbuse } from './abuse.ts'
 import { benchCli } from './cli.ts'
+import { benchConcurrentDictation, benchLongFile } from './cores.ts'
 import { benchCustomWords } from './custom-words.ts'
 import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
@@ -40,6 +41,8 @@ const sections: Record<string, Section> = {
   'live-soak': () => benchLiveSoak(),
   jobs: () => benchJobs(),
   web: () => benchWeb(),
+  'long-file': () => benchLongFile(),
+  'concurrent-dictation': () => benchConcurrentDictation(),
 }
 
 async function main(): Promise<void> {

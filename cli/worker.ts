@@ -56,7 +56,11 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
   if (!Number.isFinite(graceSeconds) || graceSeconds < 0 || graceSeconds > 3600)
     throw usageError('--grace-seconds must be a number of seconds from 0 to 3600.')
   // Each run has an engine process of its own: the engine's concurrency follows the worker's.
-  const speech = { ...config.speech, concurrency: Math.max(config.speech.concurrency, concurrency) }
+  const configured = config.speech.concurrency
+  const speech = {
+    ...config.speech,
+    concurrency: configured === 'auto' ? concurrency : Math.max(configured, concurrency),
+  }
   const app = await buildApp(
     { ...config, speech },
     { configFile: checked.loaded.file, discovery: checked.discovery },

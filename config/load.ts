@@ -81,7 +81,9 @@ export function validateConfig(raw: Record<string, unknown>, problems: string[] 
   const withDefaults = Value.Default(ConfigSchema, structuredClone(raw)) as Record<string, unknown>
   for (const error of Value.Errors(ConfigSchema, withDefaults)) {
     const where = error.path === '' ? '(top level)' : error.path.slice(1).replaceAll('/', '.')
-    problems.push(`${where}: ${error.message}`)
+    // A union's own message ("Expected union value") says nothing: such a key may carry a better one.
+    const message = (error.schema as { errorMessage?: string }).errorMessage ?? error.message
+    problems.push(`${where}: ${message}`)
   }
   return withDefaults
 }

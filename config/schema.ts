@@ -59,11 +59,11 @@ export const SpeechSchema = Type.Object(
       default: {},
       description: 'Options of each engine, by engine id.',
     }),
-    concurrency: Type.Integer({
-      minimum: 1,
-      maximum: 64,
-      default: 1,
-      description: 'Transcriptions one engine runs at once (each is an engine process with its own model).',
+    concurrency: Type.Union([Type.Integer({ minimum: 1, maximum: 64 }), Type.Literal('auto')], {
+      default: 'auto',
+      errorMessage: 'Expected "auto" or an integer from 1 to 64',
+      description:
+        'Transcriptions one engine runs at once (each is an engine process with its own model). "auto": one per core, as many as the free memory holds at the engine\'s estimate per process.',
     }),
     timeoutMs: Type.Integer({
       minimum: 100,

@@ -6,8 +6,8 @@
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { Db } from '../kernel/storage/database.ts'
+import { LazyJobBackend } from './lazy-backend.ts'
 import { LocalJobBackend } from './local/backend.ts'
-import { RedisJobBackend } from './redis/backend.ts'
 import type { JobBackend, JobExecutor } from './types.ts'
 
 export interface BackendDeps {
@@ -24,6 +24,10 @@ export function createJobBackend(deps: BackendDeps): JobBackend {
     case 'local':
       return new LocalJobBackend(deps)
     case 'redis':
-      return new RedisJobBackend(deps)
+      // BullMQ and ioredis load when the backend starts, not with the service's own modules.
+      return new LazyJobBackend(
+        'redis',
+        async () => new (await import('./redis/backend.ts')).RedisJobBackend(deps),
+      )
   }
 }

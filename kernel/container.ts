@@ -16,6 +16,7 @@ import {
 } from 'awilix'
 import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
+import { type MachineResources, systemResources } from './concurrency.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
@@ -38,6 +39,8 @@ export interface Cradle {
   engines: EngineRegistry
   providers: ProviderRegistry
   uploads: UploadSlots
+  /** The machine's cores and free memory, as `speech.concurrency: "auto"` reads them (tests inject theirs). */
+  machine: MachineResources
 }
 
 /**
@@ -98,6 +101,7 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
     uploads: asClass(UploadSlots).singleton(),
+    machine: asValue(systemResources),
   })
   for (const feature of options.features) if (feature.services) container.register(feature.services as never)
   if (options.services) container.register(options.services as never)

@@ -160,6 +160,14 @@ function checkEngine(d: Loose, name: string): EngineDefinition {
   if (d.probe !== undefined && typeof d.probe !== 'function') {
     throw errors.PLUGIN_INVALID(`${name}: probe must be a function`)
   }
+  const estimate = d.memoryEstimateMb
+  if (
+    estimate !== undefined &&
+    typeof estimate !== 'function' &&
+    !(typeof estimate === 'number' && estimate > 0)
+  ) {
+    throw errors.PLUGIN_INVALID(`${name}: memoryEstimateMb must be a positive number or a function`)
+  }
   if (d.catalog !== undefined) checkCatalog(d.catalog, d.id as string, name)
   return d as unknown as EngineDefinition
 }

@@ -6,6 +6,12 @@
  */
 import path from 'node:path'
 import type { DictumConfig } from '../config/schema.ts'
+import {
+  type ConcurrencyChoice,
+  chooseConcurrency,
+  type MachineResources,
+  memoryEstimateOf,
+} from './concurrency.ts'
 import type { ConfigStore } from './config-store.ts'
 import type { EngineCapabilities, EngineDefinition, EngineProbe, PluginLogger } from './contracts/engine.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
@@ -30,6 +36,10 @@ export interface EngineStatus {
   capabilities: ReportedCapabilities
   active: boolean
   builtIn: boolean
+  /** Engine processes it runs at once: the runner's in force, else what a load now would take. */
+  concurrency: number
+  /** Why that number (config `speech.concurrency`, or what "auto" found). */
+  concurrencyReason: string
 }
 
 /**
@@ -41,6 +51,8 @@ export interface AcquiredEngine {
   displayName: string
   capabilities: ReportedCapabilities
   runner: EngineRunner
+  /** Transcriptions the runner runs at once (its slots): a long file sends up to this many pieces at once. */
+  concurrency: number
   /**
    * Call once (more calls do nothing) when the request is done with the engine: a runner a config edit
    * replaced closes when its last request has released it, and a model's idle time starts then.
@@ -56,6 +68,8 @@ export const MODEL_IDLE_MS = 5 * 60_000
 /** An engine's slot value: its runner, and what a loaded engine hands out. */
 interface EngineSlot {
   runner: EngineRunner
+  /** The runner's slots, and why (fixed when it was created). */
+  concurrency: ConcurrencyChoice
   /** For an engine loaded with a requested model: closes it once unused for MODEL_IDLE_MS. */
   idle?: IdleUnload
   /** Set once loaded: what `acquire` hands out while `speech` is the config in force. */
@@ -75,6 +89,7 @@ export class EngineRegistry {
   readonly #logger: PluginLogger
   readonly #factory: RunnerFactory
   readonly #models: ModelInstaller
+  readonly #machine: MachineResources
   /** A runner per engine (and per engine@model), drained when an edit replaces it (see plugin-slots.ts). */
   readonly #slots: PluginSlots<EngineSlot>
   #closed = false
@@ -85,8 +100,10 @@ export class EngineRegistry {
     logger: PluginLogger
     runnerFactory: RunnerFactory
     models: ModelInstaller
+    machine: MachineResources
   }) {
     this.#models = deps.models
+    this.#machine = deps.machine
     this.#engines = deps.discovery.engines
     this.#config = deps.configStore
     this.#logger = deps.logger
@@ -120,6 +137,8 @@ export class EngineRegistry {
   async status(id: string): Promise<EngineStatus> {
     const found = this.#find(id)
     const options = this.#options(id, found.definition)
+    const live = this.#slots.get(id)?.value
+    const concurrency = live?.concurrency ?? this.#concurrency(found.definition, options)
     const base = {
       id,
       displayName: displayNameOf(found.definition, options),
@@ -127,11 +146,13 @@ export class EngineRegistry {
       capabilities: capabilitiesOf(found.definition, options),
       active: id === this.activeId,
       builtIn: found.builtIn,
+      concurrency: concurrency.concurrency,
+      concurrencyReason: concurrency.reason,
     }
     const probe = await this.#probe(found.definition, options)
     if (!probe.available)
       return { ...base, status: 'unavailable', reason: probe.reason, fix: probe.fix ?? null }
-    const runner = this.#slots.get(id)?.value.runner
+    const runner = live?.runner
     // A crash or timeout leaves the runner idle with the error kept until a load succeeds again.
     if (runner && (runner.state === 'failed' || (runner.lastError && runner.state !== 'loading'))) {
       return { ...base, status: 'failed', reason: runner.lastError?.message ?? 'failed', fix: null }
@@ -190,6 +211,7 @@ export class EngineRegistry {
       displayName,
       capabilities: capabilitiesOf(found.definition, options),
       runner: engine.runner,
+      concurrency: engine.concurrency.concurrency,
     }
     if (this.#slots.get(key) === slot)
       Object.assign(engine, { acquired, speech: this.#config.current.speech })
@@ -256,6 +278,18 @@ export class EngineRegistry {
     }
   }
 
+  /** The slots a runner created now would get (config `speech.concurrency`, "auto" read from the machine). */
+  #concurrency(definition: EngineDefinition, options: unknown): ConcurrencyChoice {
+    const { speech } = this.#config.current
+    return chooseConcurrency({
+      setting: speech.concurrency,
+      machine: this.#machine,
+      estimateMb: memoryEstimateOf(definition, options),
+      memoryLimitMb: speech.memoryLimitMb,
+      isolation: definition.isolation ?? 'process',
+    })
+  }
+
   #context(options: unknown) {
     const { dataDir } = this.#config.current
     return { options, dataDir, modelsDir: path.join(dataDir, 'models'), logger: this.#logger }
@@ -269,19 +303,24 @@ export class EngineRegistry {
       this.#retire(key, live)
     const slot = this.#slots.take(key, optionsKey, () => {
       const { logger: _, ...context } = this.#context(options)
+      const concurrency = this.#concurrency(found.definition, options)
+      this.#logger.info(
+        { engine: key, concurrency: concurrency.concurrency, reason: concurrency.reason },
+        'engine processes',
+      )
       const runner = this.#factory({
         engineId: id,
         moduleSource: found.source,
         isolation: found.definition.isolation ?? 'process',
         definition: found.definition,
         context,
-        concurrency: speech.concurrency,
+        concurrency: concurrency.concurrency,
         requestTimeoutMs: speech.timeoutMs,
         loadTimeoutMs: speech.loadTimeoutMs,
         memoryLimitMb: speech.memoryLimitMb,
         logger: this.#logger,
       })
-      return { runner }
+      return { runner, concurrency }
     })
     // A runner kept takes the timeouts in force for its next requests.
     slot.value.runner.setTimeouts(timeoutsOf(speech))

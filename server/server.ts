@@ -55,10 +55,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   })
   await app.ready()
-  // Leftovers of pulls interrupted by a crash (staging folders, old partial downloads).
-  await app.dictum.models
-    .cleanupStale()
-    .catch((err: Error) => app.log.warn({ error: err.message }, 'model cleanup failed'))
   const listener = new ApiListener(app.server, app.log)
   const wyoming = new WyomingServer(app)
   const watcher = new ConfigWatcher()
@@ -71,6 +67,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     throw err
   }
   announceWebApp(app, listener)
+  // Leftovers of pulls interrupted by a crash (staging folders, old partial downloads), once listening: the
+  // first requests need not wait for it, and a pull started meanwhile is never touched (pullingHere).
+  const cleanup = app.dictum.models
+    .cleanupStale()
+    .catch((err: Error) => app.log.warn({ error: err.message }, 'model cleanup failed'))
 
   let reloading: Promise<boolean> = Promise.resolve(true)
   const reload = () => {
@@ -87,6 +88,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     closing ??= (async () => {
       watcher.close()
       await reloading.catch(() => {})
+      await cleanup
       // The Wyoming connections get the same grace as the HTTP requests, before the live sessions close.
       await Promise.all([drainRequests(app, listener), wyoming.close(SHUTDOWN_GRACE_MS)])
       await app.close()

@@ -11,6 +11,8 @@ import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from './options.t
 
 /** Longest piece handed to the decoder at once; the kernel's VAD cuts longer audio at pauses. */
 export const MAX_AUDIO_SECONDS = 60
+/** Memory of one engine process, for `speech.concurrency: "auto"`. */
+export const MEMORY_ESTIMATE_MB = 160
 
 async function probe(context: EngineContext<PocketsphinxOptions>): Promise<EngineProbe> {
   const installation = await checkInstallation(context.options, context.modelsDir)
@@ -34,6 +36,8 @@ export default defineEngine({
     streaming: options.streaming,
   }),
   isolation: 'process',
+  // A host with the en-US model loaded and decoding: ~150 MB resident, measured (docs/engines.md).
+  memoryEstimateMb: MEMORY_ESTIMATE_MB,
   probe,
   create: (context) => new PocketsphinxEngine(context),
 })

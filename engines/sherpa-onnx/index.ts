@@ -41,6 +41,20 @@ async function probe(context: EngineContext<SherpaOnnxOptions>): Promise<EngineP
   return { available: true }
 }
 
+/** A model in a folder of its own (modelDir): its size is not known without reading it. */
+const UNKNOWN_MODEL_MB = 1024
+
+/**
+ * Memory of one engine process, for `speech.concurrency: "auto"`: the model's weights (int8 ONNX barely
+ * compresses, so about the archive's size) once more for onnxruntime's copies and working memory, plus the
+ * process itself. A rough figure: Parakeet 0.6B ~1.2 GB, a small zipformer a few hundred MB.
+ */
+function memoryEstimateMb(options: SherpaOnnxOptions): number {
+  const id = describeModel(options).catalogId
+  const entry = SHERPA_ONNX_CATALOG.find((e) => e.id === id)
+  return entry ? Math.ceil((entry.sizeBytes / 1024 / 1024) * 2) + 200 : UNKNOWN_MODEL_MB
+}
+
 export default defineEngine({
   id: 'sherpa-onnx',
   displayName: (options) => describeModel(options).displayName,
@@ -49,6 +63,7 @@ export default defineEngine({
   optionsSchema: SherpaOnnxOptionsSchema,
   capabilities: sherpaCapabilities,
   isolation: 'process',
+  memoryEstimateMb,
   probe,
   catalog: SHERPA_ONNX_CATALOG,
   models: (options) => {

@@ -5,7 +5,7 @@
  */
 
 import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
-import { VOSK_CATALOG } from './catalog.ts'
+import { VOSK_CATALOG, voskCatalogEntry } from './catalog.ts'
 import { VoskEngine } from './instance.ts'
 import { locateLibrary } from './library.ts'
 import { modelProblem, voskModel } from './model.ts'
@@ -18,6 +18,18 @@ async function probe(context: EngineContext<VoskOptions>): Promise<EngineProbe> 
   const spec = voskModel(context.options, context.modelsDir)
   const problem = await modelProblem(spec)
   return problem ? { available: false, reason: problem, fix: spec.fix } : { available: true }
+}
+
+/** A model in a folder of its own (modelDir): its size is not known without reading it. */
+const UNKNOWN_MODEL_MB = 1024
+
+/**
+ * Memory of one engine process, for `speech.concurrency: "auto"`: Kaldi's graph unpacks to several times the
+ * zip (the small English model: ~300 MB resident for a 40 MB download), plus the process itself. Rough.
+ */
+function memoryEstimateMb(options: VoskOptions): number {
+  const entry = voskCatalogEntry(voskModel(options, '').catalogId ?? '')
+  return entry ? Math.ceil((entry.sizeBytes / 1024 / 1024) * 4) + 150 : UNKNOWN_MODEL_MB
 }
 
 export default defineEngine({
@@ -35,6 +47,7 @@ export default defineEngine({
     streaming: true,
   }),
   isolation: 'process',
+  memoryEstimateMb,
   probe,
   catalog: VOSK_CATALOG,
   models: (options) => {

@@ -218,6 +218,12 @@ export interface EngineDefinition<S extends TSchema = TSchema> {
    * engine finds an installed one in `<modelsDir>/<id>/`. Omitted: none.
    */
   catalog?: readonly CatalogEntry[]
+  /**
+   * Memory one engine process needs with these options (its model loaded and transcribing), in MB. With
+   * config `speech.concurrency: "auto"` the kernel runs no more processes than the machine's free memory
+   * holds at this size. Omitted: unknown, the machine's cores alone decide.
+   */
+  memoryEstimateMb?: number | ((options: Static<S>) => number)
   /** Creates an instance. Must be cheap; heavy work belongs in `load()`. */
   create(context: EngineContext<Static<S>>): EngineInstance | Promise<EngineInstance>
 }

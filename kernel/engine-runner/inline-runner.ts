@@ -60,6 +60,11 @@ export class InlineEngineRunner implements EngineRunner {
     return this.#lastError
   }
 
+  /** Transcriptions waiting for a slot (for diagnostics and tests). */
+  get waiting(): number {
+    return this.#slots.waiting
+  }
+
   load(): Promise<void> {
     if (this.#closing) return Promise.reject(closedError(this.#options.engineId))
     if (this.#state === 'ready') return Promise.resolve()

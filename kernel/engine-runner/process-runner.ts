@@ -70,6 +70,11 @@ export class ProcessEngineRunner implements EngineRunner {
     return this.#lastError
   }
 
+  /** Transcriptions waiting for a slot (for diagnostics and tests). */
+  get waiting(): number {
+    return this.#slots.waiting
+  }
+
   /** Process ids of the live hosts (for diagnostics and tests). */
   get hostPids(): number[] {
     return this.#liveHosts().flatMap((host) => (host.pid === undefined ? [] : [host.pid]))

@@ -20,6 +20,8 @@ export const EngineStatusSchema = Type.Object({
   capabilities: EngineCapabilitiesSchema,
   active: Type.Boolean(),
   builtIn: Type.Boolean(),
+  concurrency: Type.Integer(),
+  concurrencyReason: Type.String(),
 })
 
 /** Whether the engines are also served over Wyoming (config/wyoming-access.ts). */

@@ -22,6 +22,7 @@ import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../../vad/index.ts'
 import type { VadService } from '../../vad/service.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
+import { mapInOrder } from './in-order.ts'
 import { joinPieces, type PieceResult } from './join.ts'
 
 const SAMPLE_RATE = TARGET_SAMPLE_RATE
@@ -187,21 +188,32 @@ export class TranscriptionService {
     const counted = { samples: 0 }
     const chunks = countSamples(prepend(first, iterator), counted)
     const pieces: PieceResult[] = []
-    for await (const piece of this.#pieces(chunks, window, options.signal)) {
-      // The VAD's speech check of a short recording runs beside the engine, not before it.
-      const [result, speech] = await Promise.all([
-        this.#run(engine, piece.samples, piece.startSeconds, options),
-        piece.speech,
-      ])
-      const seconds = piece.samples.length / SAMPLE_RATE
-      if (speech) pieces.push({ result, startSeconds: piece.startSeconds, seconds })
-      options.onPiece?.({
-        text: speech ? result.text : '',
-        startSeconds: piece.startSeconds,
-        seconds,
-        speech,
-      })
-    }
+    // A long file's pieces run on every slot of the engine at once (twice as many outstanding, so a slot
+    // freed early finds the next piece waiting), joined in order. They wait at low priority: a dictation
+    // arriving meanwhile takes the next free slot, not the place after the file's remaining pieces.
+    await mapInOrder(
+      this.#pieces(chunks, window, options.signal),
+      engine.concurrency * 2,
+      async (piece, signal) => {
+        const priority = piece.cut ? 'low' : options.priority
+        // The VAD's speech check of a short recording runs beside the engine, not before it.
+        const [result, speech] = await Promise.all([
+          this.#run(engine, piece.samples, piece.startSeconds, { ...options, signal, priority }),
+          piece.speech,
+        ])
+        return {
+          result,
+          speech,
+          startSeconds: piece.startSeconds,
+          seconds: piece.samples.length / SAMPLE_RATE,
+        }
+      },
+      ({ result, speech, startSeconds, seconds }) => {
+        if (speech) pieces.push({ result, startSeconds, seconds })
+        options.onPiece?.({ text: speech ? result.text : '', startSeconds, seconds, speech })
+      },
+      options.signal,
+    )
     return this.joinPieces(pieces, {
       sampleCount: counted.samples,
       provider: engine.displayName,
@@ -239,7 +251,7 @@ export class TranscriptionService {
             vad.hasSpeech(whole, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) }),
           )
         : SPEECH
-      yield { samples: whole, startSeconds: 0, speech }
+      yield { samples: whole, startSeconds: 0, speech, cut: false }
       return
     }
     const rest = (async function* () {
@@ -250,7 +262,7 @@ export class TranscriptionService {
     const cut = vad
       ? vad.segment(rest, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
       : fixedCuts(rest, limit)
-    for await (const piece of cut) yield { ...piece, speech: SPEECH }
+    for await (const piece of cut) yield { ...piece, speech: SPEECH, cut: true }
   }
 
   async #run(
@@ -325,6 +337,8 @@ interface Piece {
   startSeconds: number
   /** Whether the piece holds speech (settles while the engine works on it). */
   speech: Promise<boolean>
+  /** One of several pieces of a long recording (false: the whole recording). */
+  cut: boolean
 }
 
 const SPEECH = Promise.resolve(true)

@@ -74,7 +74,7 @@ t.test('every invalid key is reported at once, with its path', async (t) => {
       /api\.port: DICTUM_PORT must be an integer, got "x1"/,
       /api\.enabled: Expected boolean/,
       /api\.extra: Unexpected property/,
-      /speech\.concurrency: Expected integer to be greater or equal to 1/,
+      /speech\.concurrency: Expected "auto" or an integer from 1 to 64/,
       /history\.maxEntries/,
       /unknownTop: Unexpected property/,
     ]) {

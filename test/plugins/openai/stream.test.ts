@@ -135,7 +135,9 @@ t.test('errors before the stream are JSON with their status; after it, an error 
 })
 
 t.test('a client that goes away stops the transcription', async (t) => {
-  const app = await build(t, config({ delayMs: 200 }))
+  // One slot, so one piece is in flight at a time (several slots: test/plugins/transcribe/parallel-pieces).
+  const base = config({ delayMs: 200 })
+  const app = await build(t, { ...base, speech: { ...base.speech, concurrency: 1 } })
   const port = await listen(t, app)
   const controller = new AbortController()
   const response = await post(port, { stream: 'true' }, LONG, controller.signal)
