@@ -201,9 +201,13 @@ t.test(
     const events = []
     for await (const event of stream) events.push(event)
     for (const delta of events.slice(0, -1)) {
-    t.same(Object.keys(delta).sort(), ['delta', 'type'], 'deltas carry text only (no logprobs, no segment_id)')
-  }
-  const done = events.at(-1) as OpenAI.Audio.TranscriptionTextDoneEvent
+      t.same(
+        Object.keys(delta).sort(),
+        ['delta', 'type'],
+        'deltas carry text only (no logprobs, no segment_id)',
+      )
+    }
+    const done = events.at(-1) as OpenAI.Audio.TranscriptionTextDoneEvent
     t.equal(done.type, 'transcript.text.done')
     t.same(done.languages, [{ code: 'en' }], 'the done event has languages')
     t.equal(done.logprobs?.map((l) => l.token).join(''), done.text, 'and logprobs spelling its text')

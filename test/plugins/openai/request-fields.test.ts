@@ -37,13 +37,14 @@ t.test('chunking_strategy: absent, null, auto, JSON text and the SDK bracket fie
     ),
     { paddingSeconds: 0.3 },
   )
-  for (const bad of [
+  const bads: Record<string, string[]>[] = [
     { chunking_strategy: ['{"type":"semantic_vad"}'] },
     { chunking_strategy: ['{'] },
     { chunking_strategy: ['[]'] },
     { 'chunking_strategy[type]': ['server_vad'], 'chunking_strategy[threshold]': ['2'] },
     { 'chunking_strategy[type]': ['server_vad'], 'chunking_strategy[eagerness]': ['low'] },
-  ]) {
+  ]
+  for (const bad of bads) {
     t.equal(
       param(() => parseChunking(form(bad))),
       'chunking_strategy',
