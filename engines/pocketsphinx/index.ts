@@ -34,6 +34,8 @@ export default defineEngine({
     languages: [options.language],
     maxAudioSeconds: MAX_AUDIO_SECONDS,
     streaming: options.streaming,
+    // Word posteriors from the lattice (transcript.ts).
+    logprobs: true,
   }),
   isolation: 'process',
   // A host with the en-US model loaded and decoding: ~150 MB resident, measured (docs/engines.md).

@@ -54,12 +54,14 @@ const PULL_PATH = /^\/v1\/models\/[^/]+\/pull$/
  * look for, so such an answer counts as the route's handler having served the request.
  */
 const ENTRY_NOT_FOUND = new Set(['REPLACEMENT_NOT_FOUND', 'CUSTOM_WORD_NOT_FOUND', 'HISTORY_ENTRY_NOT_FOUND'])
+/** The translation route's own refusal: no engine of the fuzz app translates, so this is the route serving. */
+const ROUTE_REFUSAL = 'translation_unsupported'
 
 /**
  * Paths of the OpenAI-compatible routes (plugins/openai): their errors may be in OpenAI's shape. Errors
  * answered before routing (Node's parser, a URL that does not decode, 404/405) are in dictum's on every path.
  */
-const OPENAI_PATHS = /^\/v1\/(audio\/transcriptions|models)(\/|$)/
+const OPENAI_PATHS = /^\/v1\/(audio\/(transcriptions|translations)|models)(\/|$)/
 
 // biome-ignore lint/suspicious/noExplicitAny: error bodies are checked field by field
 type Json = any
@@ -252,6 +254,12 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
         typeof outcome !== 'string' &&
         outcome.status === 404 &&
         ENTRY_NOT_FOUND.has(parse(outcome.body)?.code)
+      )
+        handledById.add(request.label)
+      if (
+        typeof outcome !== 'string' &&
+        outcome.status === 400 &&
+        parse(outcome.body)?.error?.code === ROUTE_REFUSAL
       )
         handledById.add(request.label)
       const byStatus = statuses.get(request.label) ?? new Map()

@@ -50,6 +50,7 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of every route', as
       'PATCH /v1/dictionary/replacements/{id}',
       'PATCH /v1/settings',
       'POST /v1/audio/transcriptions',
+      'POST /v1/audio/translations',
       'POST /v1/dictate',
       'POST /v1/dictionary/custom-words',
       'POST /v1/dictionary/replacements',
@@ -90,11 +91,16 @@ t.test("the OpenAI-compatible routes use OpenAI's field names", async (t) => {
   const op = doc.paths['/v1/audio/transcriptions'].post
   const form = op.requestBody.content['multipart/form-data'].schema
   t.same(Object.keys(form.properties).sort(), [
+    'chunking_strategy',
     'file',
+    'include[]',
+    'keywords[]',
     'language',
+    'languages[]',
     'model',
     'prompt',
     'response_format',
+    'stream',
     'temperature',
     'timestamp_granularities[]',
   ])
