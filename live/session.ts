@@ -8,9 +8,10 @@ import { randomUUID } from 'node:crypto'
 import { pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
 import type { DictumConfig } from '../config/schema.ts'
-import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
+import type { EngineCapabilities, EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
 import { type DictumError, errors } from '../kernel/errors.ts'
 import type { AcquiredEngine } from '../kernel/registry.ts'
+import { withKeywords } from '../plugins/dictionary/keywords.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
@@ -46,7 +47,7 @@ interface OpenItem {
   done: boolean
 }
 
-type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt'>
+type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt' | 'keywords'>
 
 export class LiveSessionImpl implements LiveSession {
   readonly id = `sess_${randomUUID().replaceAll('-', '')}`
@@ -89,12 +90,17 @@ export class LiveSessionImpl implements LiveSession {
       turnDetection: options.turnDetection,
       ...(options.language === undefined ? {} : { language: options.language }),
       ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+      ...(options.keywords === undefined ? {} : { keywords: options.keywords }),
     }
     this.#streaming = deps.engine.capabilities.streaming === true
     this.#resampler = createResampler(this.#inputRate, SAMPLE_RATE)
     this.#recent = new RecentAudio(WINDOW)
     this.#applyTurnDetection(options.turnDetection)
     this.#armIdle()
+  }
+
+  get capabilities(): Readonly<EngineCapabilities> {
+    return this.#deps.engine.capabilities
   }
 
   append(pcm16: Uint8Array): void {
@@ -242,10 +248,11 @@ export class LiveSessionImpl implements LiveSession {
 
   #newItem(start: number): OpenItem {
     const { engine, dictionary } = this.#deps
+    const { language, prompt, keywords } = this.#settings
+    // the session's keywords join the dictionary's words for its items only; the dictionary is not changed
     const customWords = engine.capabilities.customWords
-      ? dictionary.customWords().map((w) => ({ text: w.text, weight: w.weight, aliases: [...w.aliases] }))
+      ? withKeywords(dictionary.customWords(), keywords ?? [])
       : []
-    const { language, prompt } = this.#settings
     const triggers = dictionary.listReplacements().items.flatMap((rule) => rule.triggers)
     const open: OpenItem = {
       item: new LiveItem({

@@ -9,7 +9,7 @@
  * it. Each item gets append-only `delta`s whose concatenation is exactly its `completed` transcript, and,
  * for clients that want the engine's revising guess, `partial`s with the whole current hypothesis.
  */
-import type { TranscriptWord } from '../kernel/contracts/engine.ts'
+import type { EngineCapabilities, TranscriptWord } from '../kernel/contracts/engine.ts'
 import type { DictumError } from '../kernel/errors.ts'
 
 /** Server-side turn detection (OpenAI `turn_detection: { type: 'server_vad', ... }`), Silero VAD. */
@@ -30,6 +30,11 @@ export interface LiveSessionOptions {
   model?: string
   language?: string
   prompt?: string
+  /**
+   * Words or phrases for this session only (OpenAI's `keywords`), added to the dictionary's custom words
+   * when the engine has the `customWords` capability (checked by the caller: plugins/dictionary/keywords.ts).
+   */
+  keywords?: string[]
   /** null: the client commits each utterance (OpenAI `turn_detection: null`). */
   turnDetection: ServerVad | null
   /** Sample rate of the PCM the client appends: 16000 or 24000 (resampled to 16 kHz inside). */
@@ -98,8 +103,12 @@ export interface LiveSession {
   commit(): void
   /** Drops audio not yet committed (OpenAI `input_audio_buffer.clear`). */
   clear(): void
-  /** Changes turn detection, language, prompt; applies from the next item. */
-  update(options: Partial<Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt'>>): void
+  /** What the session's engine can do (e.g. whether `keywords` reach it: `customWords`). */
+  readonly capabilities: Readonly<EngineCapabilities>
+  /** Changes turn detection, language, prompt, keywords; applies from the next item. */
+  update(
+    options: Partial<Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt' | 'keywords'>>,
+  ): void
   /** Completes (or cancels, with `{ cancel: true }`) the open item and releases the engine. Safe to call twice. */
   close(options?: { cancel?: boolean }): Promise<void>
 }

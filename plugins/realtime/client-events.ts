@@ -4,18 +4,48 @@
  * (`transcription_session.update` with `input_audio_format`, `input_audio_transcription`), and
  * `input_audio_buffer.append` / `.commit` / `.clear`. A frame that is not one of these, or has a field of the
  * wrong kind, gives a {@link ProtocolProblem} (sent back as an `error` event); nothing of it is applied.
- * Unknown fields are ignored, as OpenAI's own optional ones (`noise_reduction`, `include`, `delay`) are: they
- * change nothing here.
+ * Unknown fields are ignored, as OpenAI's own optional ones that change nothing here (`delay`,
+ * `create_response`, `interrupt_response`, `idle_timeout_ms`) are; `noise_reduction` other than null is refused
+ * (dictum has no denoiser: docs/realtime.md).
  */
+
 import type { ServerVad } from '../../live/types.ts'
+import { keywordsProblem } from '../dictionary/keywords.ts'
+
+/** OpenAI's `semantic_vad` eagerness. */
+export type Eagerness = 'low' | 'medium' | 'high' | 'auto'
+
+/**
+ * `semantic_vad` on dictum's VAD: the silence that ends a turn by eagerness, a quarter of the longest wait
+ * OpenAI gives each (8 s, 4 s, 2 s; `auto` is `medium`). dictum has no model of whether a sentence is
+ * finished, so the wait is fixed.
+ */
+export const SEMANTIC_SILENCE_MS: Record<Eagerness, number> = {
+  low: 2000,
+  medium: 1000,
+  high: 500,
+  auto: 1000,
+}
+
+/** The session's turn detection: `server_vad`, or `semantic_vad` (its eagerness kept to show it back). */
+export type RealtimeTurnDetection = ServerVad & { eagerness?: Eagerness }
+
+/** The one value of OpenAI's `include`. */
+export const INCLUDE_LOGPROBS = 'item.input_audio_transcription.logprobs'
 
 /** What a `session.update` changes; absent keys stay as they are. */
 export interface SessionPatch {
   /** The transcription model as the client named it (mapped to an engine by the connection). */
   model?: string
   language?: string | undefined
+  /** OpenAI's `languages`: the audio is in one of these (a patch never holds both this and `language`). */
+  languages?: string[] | undefined
   prompt?: string | undefined
-  turnDetection?: ServerVad | null
+  /** OpenAI's `keywords` (checked); `[]` clears them. */
+  keywords?: string[]
+  /** `include: ["item.input_audio_transcription.logprobs"]` (true) or `[]` / null (false). */
+  logprobs?: boolean
+  turnDetection?: RealtimeTurnDetection | null
   inputSampleRate?: 16000 | 24000
 }
 
@@ -160,9 +190,11 @@ function readGaSession(session: unknown): SessionPatch {
     )
   }
   const patch: SessionPatch = {}
+  readInclude(s.include, 'session.include', patch)
   const audio = optionalObject(s.audio, 'session.audio')
   const input = audio && optionalObject(audio.input, 'session.audio.input')
   if (!input) return patch
+  readNoiseReduction(input.noise_reduction, 'session.audio.input.noise_reduction')
   const format = optionalObject(input.format, 'session.audio.input.format')
   if (format) {
     if (format.type !== undefined && format.type !== 'audio/pcm') {
@@ -194,6 +226,8 @@ function readBetaSession(session: unknown): SessionPatch {
     )
   }
   if (s.input_audio_format === 'pcm16') patch.inputSampleRate = 24000
+  readInclude(s.include, 'session.include', patch)
+  readNoiseReduction(s.input_audio_noise_reduction, 'session.input_audio_noise_reduction')
   readTranscription(s.input_audio_transcription, 'session.input_audio_transcription', patch)
   if (s.turn_detection !== undefined) {
     patch.turnDetection = readTurnDetection(s.turn_detection, 'session.turn_detection')
@@ -215,17 +249,91 @@ function readTranscription(value: unknown, param: string, patch: SessionPatch): 
   if (transcription.language !== undefined) {
     patch.language = optionalString(transcription.language, `${param}.language`) || undefined
   }
+  if (transcription.languages !== undefined && transcription.languages !== null) {
+    if (patch.language !== undefined) {
+      throw new Problem(
+        'invalid_value',
+        `${param}: give language or languages, not both.`,
+        `${param}.languages`,
+      )
+    }
+    const languages = stringList(transcription.languages, `${param}.languages`, 32)
+    // languages replaces language (and an empty list clears both)
+    patch.language = undefined
+    patch.languages = languages.length > 0 ? languages : undefined
+  }
   if (transcription.prompt !== undefined) {
     patch.prompt = optionalString(transcription.prompt, `${param}.prompt`) || undefined
   }
+  if (transcription.keywords !== undefined)
+    patch.keywords = readKeywords(transcription.keywords, `${param}.keywords`)
 }
 
-/** `server_vad` with OpenAI's defaults for absent fields; `semantic_vad` is taken as `server_vad`; null: off. */
-function readTurnDetection(value: unknown, param: string): ServerVad | null {
+/** OpenAI's `keywords`: refused whole when one entry is not one word or phrase (the entry is named). */
+function readKeywords(value: unknown, param: string): string[] {
+  if (value === null) return []
+  if (!Array.isArray(value)) throw new Problem('invalid_type', `${param} must be an array of strings.`, param)
+  const problem = keywordsProblem(value)
+  if (problem) {
+    const at = problem.index === null ? param : `${param}[${problem.index}]`
+    throw new Problem('invalid_value', `${at} ${problem.reason}.`, at)
+  }
+  return value as string[]
+}
+
+function readInclude(value: unknown, param: string, patch: SessionPatch): void {
+  if (value === undefined) return
+  const include = value === null ? [] : stringList(value, param, 8)
+  for (const [index, entry] of include.entries()) {
+    if (entry !== INCLUDE_LOGPROBS) {
+      throw new Problem(
+        'invalid_value',
+        `${param}[${index}] must be "${INCLUDE_LOGPROBS}".`,
+        `${param}[${index}]`,
+      )
+    }
+  }
+  patch.logprobs = include.length > 0
+}
+
+/** null (or absent) is the one value: dictum has no denoiser, and says so rather than ignore the request. */
+function readNoiseReduction(value: unknown, param: string): void {
+  if (value === undefined || value === null) return
+  throw new Problem(
+    'unsupported_value',
+    `${param}: dictum has no noise reduction; set it to null or leave it out (docs/realtime.md).`,
+    param,
+  )
+}
+
+function stringList(value: unknown, param: string, max: number): string[] {
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
+    throw new Problem('invalid_type', `${param} must be an array of strings.`, param)
+  }
+  if (value.length > max) throw new Problem('invalid_value', `${param} has more than ${max} entries.`, param)
+  for (const [index, entry] of (value as string[]).entries()) {
+    if (entry.length === 0 || entry.length > 64) {
+      throw new Problem(
+        'invalid_value',
+        `${param}[${index}] must be 1 to 64 characters.`,
+        `${param}[${index}]`,
+      )
+    }
+  }
+  return value as string[]
+}
+
+/** `server_vad` with OpenAI's defaults for absent fields; `semantic_vad` by its eagerness; null: off. */
+function readTurnDetection(value: unknown, param: string): RealtimeTurnDetection | null {
   if (value === null) return null
   const td = requireObject(value, param)
-  if (td.type !== undefined && td.type !== 'server_vad' && td.type !== 'semantic_vad') {
-    throw new Problem('invalid_value', `${param}.type must be "server_vad" or null.`, `${param}.type`)
+  if (td.type === 'semantic_vad') return readSemanticVad(td, param)
+  if (td.type !== undefined && td.type !== 'server_vad') {
+    throw new Problem(
+      'invalid_value',
+      `${param}.type must be "server_vad", "semantic_vad" or null.`,
+      `${param}.type`,
+    )
   }
   return {
     type: 'server_vad',
@@ -236,6 +344,23 @@ function readTurnDetection(value: unknown, param: string): ServerVad | null {
     silenceDurationMs:
       integerIn(td.silence_duration_ms, 0, 10_000, `${param}.silence_duration_ms`) ??
       DEFAULT_SERVER_VAD.silenceDurationMs,
+  }
+}
+
+/** `semantic_vad`: dictum's VAD at OpenAI's server_vad threshold and padding, the silence by eagerness. */
+function readSemanticVad(td: Json, param: string): RealtimeTurnDetection {
+  const eagerness = td.eagerness ?? 'auto'
+  if (typeof eagerness !== 'string' || !Object.hasOwn(SEMANTIC_SILENCE_MS, eagerness)) {
+    throw new Problem(
+      'invalid_value',
+      `${param}.eagerness must be "low", "medium", "high" or "auto".`,
+      `${param}.eagerness`,
+    )
+  }
+  return {
+    ...DEFAULT_SERVER_VAD,
+    silenceDurationMs: SEMANTIC_SILENCE_MS[eagerness as Eagerness],
+    eagerness: eagerness as Eagerness,
   }
 }
 

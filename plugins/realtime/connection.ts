@@ -67,7 +67,11 @@ export class RealtimeConnection {
       id: `sess_${randomBytes(10).toString('hex')}`,
       model: options.model ?? deps.selectedEngine(),
       language: undefined,
+      languages: undefined,
       prompt: undefined,
+      keywords: [],
+      keywordsApplied: false,
+      logprobs: false,
       turnDetection: { ...DEFAULT_SERVER_VAD },
       inputSampleRate: 24000,
     }
@@ -88,7 +92,7 @@ export class RealtimeConnection {
     // The default turn detection needs the VAD; without one (vad.enabled false, no model) the session opens
     // with turn_detection null, which session.created shows: the client then commits each item.
     if (!(await this.#open({ withoutVadIfNone: true }))) return
-    this.#send(sessionEvent(this.#options.shape, 'created', this.#settings))
+    this.#sendSession(this.#options.shape, 'created')
   }
 
   /** Opens the live session with the current settings; on refusal sends the error and closes. */
@@ -99,7 +103,9 @@ export class RealtimeConnection {
         {
           ...this.#choice,
           ...(s.language ? { language: s.language } : {}),
+          ...(s.languages ? { languages: s.languages } : {}),
           ...(s.prompt ? { prompt: s.prompt } : {}),
+          ...(s.keywords.length > 0 ? { keywords: s.keywords } : {}),
           turnDetection: s.turnDetection,
           inputSampleRate: s.inputSampleRate,
           history: { appName: this.#options.appName },
@@ -172,9 +178,19 @@ export class RealtimeConnection {
       choice.engineId !== this.#choice.engineId ||
       choice.model !== this.#choice.model ||
       (patch.inputSampleRate !== undefined && patch.inputSampleRate !== s.inputSampleRate)
+    const logprobs = patch.logprobs ?? s.logprobs
+    if (!reopen && logprobs && this.#session && !this.#session.capabilities.logprobs) {
+      // refused whole, as any invalid update: nothing of it is applied
+      this.#send(errorEvent(errorObject(logprobsRefused(), command.eventId)))
+      return
+    }
     if (patch.model !== undefined) s.model = patch.model
     if ('language' in patch) s.language = patch.language
+    if ('languages' in patch) s.languages = patch.languages
+    else if ('language' in patch) s.languages = undefined
     if ('prompt' in patch) s.prompt = patch.prompt
+    if (patch.keywords !== undefined) s.keywords = patch.keywords
+    s.logprobs = logprobs
     if (patch.turnDetection !== undefined) s.turnDetection = patch.turnDetection
     if (patch.inputSampleRate !== undefined) s.inputSampleRate = patch.inputSampleRate
     this.#choice = choice
@@ -184,14 +200,27 @@ export class RealtimeConnection {
       this.#session = null
       await old?.close()
       if (!(await this.#open())) return
+      const opened = this.#session as LiveSession | null
+      if (s.logprobs && !opened?.capabilities.logprobs) {
+        // the new engine has no confidences: said, and logprobs are off (session.updated shows it)
+        s.logprobs = false
+        this.#send(errorEvent(errorObject(logprobsRefused(), command.eventId)))
+      }
     } else {
       this.#session?.update({
         turnDetection: s.turnDetection,
         language: s.language,
+        languages: s.languages,
         prompt: s.prompt,
+        keywords: s.keywords,
       })
     }
-    this.#send(sessionEvent(command.shape, 'updated', s))
+    this.#sendSession(command.shape, 'updated')
+  }
+
+  #sendSession(shape: EventShape, what: 'created' | 'updated'): void {
+    this.#settings.keywordsApplied = this.#session?.capabilities.customWords === true
+    this.#send(sessionEvent(shape, what, this.#settings))
   }
 
   #onLiveEvent(event: LiveEvent): void {
@@ -304,6 +333,14 @@ export class RealtimeConnection {
       ?.close({ cancel: true })
       .catch((err) => this.#deps.log.debug({ err }, 'live session close failed'))
   }
+}
+
+/** `include` logprobs on an engine whose results carry no confidences. */
+function logprobsRefused(): DictumError {
+  return errors.INVALID_REQUEST(
+    'include item.input_audio_transcription.logprobs: this engine gives no word or token confidences (engines that do show capabilities.logprobs in GET /v1/engines).',
+    { extra: { param: 'include' } },
+  )
 }
 
 /** The close code and reason of an error that ends the session. */

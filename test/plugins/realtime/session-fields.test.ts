@@ -1,0 +1,170 @@
+/**
+ * The session fields of OpenAI's current SDK (openai 7.x) on /v1/realtime, over a real WebSocket against a real
+ * dictum with pocketsphinx on the repo's clips: the new model names, `keywords` (per session, merged with the
+ * dictionary's custom words, the stored dictionary unchanged), `languages`, `include` logprobs,
+ * `semantic_vad` (its eagerness is the silence that ends a turn) and `noise_reduction` (refused: dictum has no
+ * denoiser). Engines without a capability are shown with the fixture engine, which has none.
+ */
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import type { SessionUpdateEvent } from 'openai/resources/realtime/realtime'
+import t, { type Test } from 'tap'
+import { build } from '../../helpers/build.ts'
+import { listen, rawRequest } from '../../helpers/http.ts'
+import { audioFixturesDir } from '../../helpers/wav.ts'
+import { openRealtime, pcmOf, type RealtimeTestClient, type Received, silence } from './realtime-client.ts'
+
+const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
+const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
+const clip = (name: string) => pcmOf(path.join(audioFixturesDir, name))
+/** pocketsphinx says "counseled" wrong on this clip without help (test/engines/pocketsphinx/stream.test.ts). */
+const COUNSELLED = 'librispeech-1089-134686-0001.wav'
+
+type Input = NonNullable<
+  NonNullable<Extract<SessionUpdateEvent['session'], { type: 'transcription' }>['audio']>['input']
+>
+
+/** Sends a GA session.update with this `audio.input` (and session fields) and waits for its answer. */
+async function update(
+  client: RealtimeTestClient,
+  input: Input,
+  session: { include?: Array<'item.input_audio_transcription.logprobs'> } = {},
+): Promise<Received> {
+  const from = client.events.length
+  client.send({ type: 'session.update', session: { type: 'transcription', ...session, audio: { input } } })
+  return client.waitFor((e) => e.type === 'session.updated' || e.type === 'error', from)
+}
+
+/** Appends the audio, commits it and waits for its item's completed (or failed) event. */
+async function transcribe(client: RealtimeTestClient, pcm: Buffer): Promise<Received> {
+  const from = client.events.length
+  client.appendPcm(pcm)
+  client.send({ type: 'input_audio_buffer.commit' })
+  const committed = await client.next('input_audio_buffer.committed', from)
+  const ends = ['completed', 'failed'].map((end) => `conversation.item.input_audio_transcription.${end}`)
+  return client.waitFor((e) => ends.includes(e.type) && e.item_id === committed.item_id, from)
+}
+
+async function pocketsphinxSession(t: Test) {
+  const app = await build(t, { speech: { engine: 'pocketsphinx' } })
+  const port = await listen(t, app)
+  const client = await openRealtime(t, port)
+  await client.next('session.created')
+  return { app, port, client }
+}
+
+t.test('keywords: a custom word for this session only, the dictionary unchanged', { skip }, async (t) => {
+  const { port, client } = await pocketsphinxSession(t)
+  const plain = await update(client, { turn_detection: null, transcription: { model: 'gpt-4o-transcribe' } })
+  t.equal(plain.type, 'session.updated')
+  const without = await transcribe(client, clip(COUNSELLED))
+  t.notMatch(without.transcript, /counselled/i, `without the keyword: "${without.transcript}"`)
+
+  const set = await update(client, { transcription: { keywords: ['counselled'] } })
+  t.same(set.session.audio.input.transcription.keywords, ['counselled'], 'session.updated shows them')
+  t.equal(set.session.audio.input.transcription.keywords_applied, true, 'pocketsphinx takes custom words')
+  const withKeyword = await transcribe(client, clip(COUNSELLED))
+  t.match(withKeyword.transcript, /\bcounselled\b/, `with the keyword: "${withKeyword.transcript}"`)
+
+  const words = (await rawRequest({ port, path: '/v1/dictionary/custom-words' })).json
+  t.same(words.items, [], 'the stored dictionary has no custom word')
+
+  const cleared = await update(client, { transcription: { keywords: [] } })
+  t.notOk('keywords' in cleared.session.audio.input.transcription, 'an empty list clears them')
+  const again = await transcribe(client, clip(COUNSELLED))
+  t.equal(again.transcript, without.transcript, 'and the text is as without them')
+})
+
+t.test('keywords: an invalid entry refuses the whole update, naming it', async (t) => {
+  const app = await build(t)
+  const client = await openRealtime(t, await listen(t, app))
+  await client.next('session.created')
+  const cases: Array<[unknown, string]> = [
+    [['fine', 'two\nlines'], 'session.audio.input.transcription.keywords[1]'],
+    [['<b>bold</b>'], 'session.audio.input.transcription.keywords[0]'],
+    [['carriage\rreturn'], 'session.audio.input.transcription.keywords[0]'],
+    [['  '], 'session.audio.input.transcription.keywords[0]'],
+    [['x'.repeat(201)], 'session.audio.input.transcription.keywords[0]'],
+    [Array.from({ length: 257 }, (_, i) => `word${i}`), 'session.audio.input.transcription.keywords'],
+    ['not a list', 'session.audio.input.transcription.keywords'],
+  ]
+  for (const [keywords, param] of cases) {
+    const from = client.events.length
+    client.sendRaw(
+      JSON.stringify({
+        type: 'session.update',
+        session: {
+          type: 'transcription',
+          audio: { input: { turn_detection: null, transcription: { keywords } } },
+        },
+      }),
+    )
+    const answer = await client.waitFor((e) => e.type === 'session.updated' || e.type === 'error', from)
+    t.equal(answer.type, 'error', `${param} refused`)
+    t.equal(answer.error.param, param, 'the entry is named')
+  }
+  const after = await update(client, { transcription: { language: 'en' } })
+  t.equal(
+    after.session.audio.input.turn_detection?.type,
+    'server_vad',
+    'nothing of the refused updates applied',
+  )
+})
+
+t.test('keywords on an engine without custom words: accepted, shown as not applied', async (t) => {
+  const app = await build(t)
+  const client = await openRealtime(t, await listen(t, app))
+  await client.next('session.created')
+  const answer = await update(client, { turn_detection: null, transcription: { keywords: ['Kubernetes'] } })
+  t.equal(answer.type, 'session.updated')
+  t.same(answer.session.audio.input.transcription.keywords, ['Kubernetes'])
+  t.equal(answer.session.audio.input.transcription.keywords_applied, false, 'fixture-echo has no customWords')
+  const completed = await transcribe(client, silence(500))
+  t.equal(completed.type, 'conversation.item.input_audio_transcription.completed', 'the session works')
+})
+
+t.test('semantic_vad: turns cut by dictum VAD, the silence by eagerness', { skip }, async (t) => {
+  const { client } = await pocketsphinxSession(t)
+  const durations: Record<string, number> = {}
+  for (const eagerness of ['high', 'low'] as const) {
+    const answer = await update(client, { turn_detection: { type: 'semantic_vad', eagerness } })
+    t.same(answer.session.audio.input.turn_detection, { type: 'semantic_vad', eagerness }, 'shown as sent')
+    const from = client.events.length
+    client.appendPcm(Buffer.concat([silence(500), clip('goforward.wav'), silence(3000)]))
+    const stopped = await client.next('input_audio_buffer.speech_stopped', from)
+    const committed = await client.next('input_audio_buffer.committed', from)
+    t.equal(committed.item_id, stopped.item_id, `${eagerness}: the turn is cut`)
+    const completed = await client.waitFor(
+      (e) =>
+        e.type === 'conversation.item.input_audio_transcription.completed' && e.item_id === stopped.item_id,
+      from,
+    )
+    t.ok(completed.transcript.length > 0, `${eagerness}: "${completed.transcript}"`)
+    durations[eagerness] = completed.usage.seconds
+  }
+  // The item's audio runs to the end of the silence that ended it: 500 ms (high) against 2000 ms (low).
+  const difference = (durations.low ?? 0) - (durations.high ?? 0)
+  t.ok(Math.abs(difference - 1.5) < 0.1, `low waits 1.5 s more of silence than high (${difference} s)`)
+
+  const bad = await update(client, {
+    turn_detection: { type: 'semantic_vad', eagerness: 'eager' as 'high' },
+  })
+  t.equal(bad.type, 'error')
+  t.equal(bad.error.param, 'session.audio.input.turn_detection.eagerness')
+})
+
+t.test('noise_reduction: null accepted, a denoiser type refused with a clear error', async (t) => {
+  const app = await build(t)
+  const client = await openRealtime(t, await listen(t, app))
+  await client.next('session.created')
+  for (const type of ['near_field', 'far_field'] as const) {
+    const answer = await update(client, { noise_reduction: { type } })
+    t.equal(answer.type, 'error', type)
+    t.equal(answer.error.code, 'unsupported_value')
+    t.equal(answer.error.param, 'session.audio.input.noise_reduction')
+    t.match(answer.error.message, /no noise reduction/)
+  }
+  const off = await update(client, { noise_reduction: null })
+  t.equal(off.type, 'session.updated')
+  t.equal(off.session.audio.input.noise_reduction, null)
+})
