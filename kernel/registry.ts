@@ -14,8 +14,12 @@ import { errors } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
 import { PluginSlots, type Slot } from './plugin-slots.ts'
 
-/** An engine's capabilities as the kernel reports them: `streaming` always said. */
-export type ReportedCapabilities = EngineCapabilities & { streaming: boolean }
+/** An engine's capabilities as the kernel reports them: `streaming`, `logprobs` and `translate` always said. */
+export type ReportedCapabilities = EngineCapabilities & {
+  streaming: boolean
+  logprobs: boolean
+  translate: boolean
+}
 
 export type EngineStatusName = 'discovered' | 'loading' | 'ready' | 'unavailable' | 'failed'
 
@@ -318,10 +322,15 @@ function timeoutsOf(speech: DictumConfig['speech']) {
   return { requestTimeoutMs: speech.timeoutMs, loadTimeoutMs: speech.loadTimeoutMs }
 }
 
-/** The engine's capabilities with these options, `streaming` always said (the plugin may leave it out). */
+/** The engine's capabilities with these options, the optional flags always said (the plugin may leave them out). */
 function capabilitiesOf(definition: EngineDefinition, options: unknown): ReportedCapabilities {
   const capabilities = definition.capabilities(options as never)
-  return { ...capabilities, streaming: capabilities.streaming === true }
+  return {
+    ...capabilities,
+    streaming: capabilities.streaming === true,
+    logprobs: capabilities.logprobs === true,
+    translate: capabilities.translate === true,
+  }
 }
 
 export function displayNameOf(definition: EngineDefinition, options: unknown): string {

@@ -32,6 +32,7 @@ export {
   type EngineTranscribeResult,
   type PluginLogger,
   type TranscriptSegment,
+  type TranscriptToken,
   type TranscriptWord,
 } from '../kernel/contracts/engine.ts'
 export {

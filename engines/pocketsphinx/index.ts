@@ -32,6 +32,8 @@ export default defineEngine({
     languages: [options.language],
     maxAudioSeconds: MAX_AUDIO_SECONDS,
     streaming: options.streaming,
+    // Word posteriors from the lattice (transcript.ts).
+    logprobs: true,
   }),
   isolation: 'process',
   probe,

@@ -44,5 +44,10 @@ export function sherpaCapabilities(options: SherpaOnnxOptions): EngineCapabiliti
       model.family === 'whisper' ? 29 : Infinity,
     ),
     streaming: model.family !== null && STREAMING_FAMILIES.includes(model.family),
+    // Transducers report each token's log-probability (result.ts tokensOf).
+    logprobs:
+      model.family !== null &&
+      (TRANSDUCER_FAMILIES.includes(model.family) || STREAMING_FAMILIES.includes(model.family)),
+    translate: model.family === 'whisper',
   }
 }

@@ -25,7 +25,7 @@ import {
 import { type OnlineDecoded, OnlineUtterance, SherpaOnlineStream } from './online.ts'
 import { type SherpaOnnxOptions, STREAMING_FAMILIES } from './options.ts'
 import { decodingMethodOf, recognizerConfig } from './recognizer-config.ts'
-import { hasInvalidScores, parseResult } from './result.ts'
+import { hasInvalidScores, parseResult, tokensOf } from './result.ts'
 import { writeDerivedBpeVocab } from './tokens.ts'
 import { type ValidatedModel, validateModel } from './validate-model.ts'
 
@@ -173,10 +173,12 @@ export class SherpaOnnxEngine implements EngineInstance {
       const raw = result.text.trim()
       const text = useWords ? applyCanonicalForms(raw, request.customWords) : raw
       const language = resultLanguage(result.lang, spec.languages)
+      const tokens = text ? tokensOf(result) : undefined
       return {
         text,
         confidence: text ? confidenceOf(result) : null,
         ...(language ? { language } : {}),
+        ...(tokens ? { tokens } : {}),
         debug,
       }
     } catch (error) {
@@ -221,9 +223,11 @@ export class SherpaOnnxEngine implements EngineInstance {
   #onlineResult(loaded: Loaded, decoded: OnlineDecoded): EngineTranscribeResult {
     if (decoded.invalid) throw producesNaN(loaded.spec)
     const text = decoded.result.text.trim()
+    const tokens = text ? tokensOf(decoded.result) : undefined
     return {
       text,
       confidence: text ? confidenceOf(decoded.result) : null,
+      ...(tokens ? { tokens } : {}),
       debug: this.#debug(loaded.spec, null),
     }
   }

@@ -3,7 +3,9 @@
  * infinities as bare `nan` / `inf`, which JSON.parse rejects (`… is not valid JSON`): a model whose weights
  * are corrupt yields NaN scores, and that is what the user must be told, not a parser error.
  */
+import type { TranscriptToken } from '../../sdk/plugin.ts'
 import type { OfflineRecognizerResult } from './native.ts'
+import { WORD_MARK } from './tokens.ts'
 
 // A JSON string (kept as it is: a transcript may say "nan"), or a bare nan/inf token outside strings.
 const NON_FINITE = /"(?:[^"\\]|\\.)*"|(-?)\b(?:nan|inf(?:inity)?)\b/gi
@@ -23,4 +25,18 @@ export function parseResult(json: string): OfflineRecognizerResult {
  */
 export function hasInvalidScores(result: OfflineRecognizerResult): boolean {
   return (result.ys_log_probs ?? []).some((value) => typeof value !== 'number' || Number.isNaN(value))
+}
+
+/**
+ * The result's tokens with their log-probabilities (transducer families report one per token), the word
+ * mark written as the space it stands for; undefined when the model reports none or the lists disagree.
+ */
+export function tokensOf(result: OfflineRecognizerResult): TranscriptToken[] | undefined {
+  const tokens = result.tokens ?? []
+  const logProbs = result.ys_log_probs ?? []
+  if (tokens.length === 0 || tokens.length !== logProbs.length) return undefined
+  return tokens.map((token, index) => ({
+    token: token.replaceAll(WORD_MARK, ' '),
+    logprob: logProbs[index] as number,
+  }))
 }

@@ -33,6 +33,8 @@ export default defineEngine({
     languages: voskModel(options, '').languages,
     maxAudioSeconds: options.maxAudioSeconds,
     streaming: true,
+    // Word confidences (result.ts).
+    logprobs: true,
   }),
   isolation: 'process',
   probe,

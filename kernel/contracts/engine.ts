@@ -46,6 +46,16 @@ export interface EngineCapabilities {
    * the kernel cuts the stream at pauses (VAD) and transcribes each utterance whole (final results only).
    */
   streaming?: boolean
+  /**
+   * True when results carry the engine's own certainty per token or word: {@link EngineTranscribeResult.tokens}
+   * or `confidence` on every word. OpenAI's `include[]=logprobs` is answered from them (absent: false).
+   */
+  logprobs?: boolean
+  /**
+   * True when the model can translate speech into English ({@link EngineTranscribeRequest.task}
+   * `translate`; OpenAI's `/v1/audio/translations`). Absent: false.
+   */
+  translate?: boolean
 }
 
 /** One custom word of the dictionary, as the engine receives it. */
@@ -73,6 +83,21 @@ export interface EngineTranscribeRequest {
   prompt?: string
   /** Offset of this piece in the whole recording, in seconds (timings in the result are relative to it). */
   offsetSeconds?: number
+  /**
+   * Languages the caller said the audio may be in (ISO 639-1, OpenAI's `languages`), when it gave several;
+   * `language` then holds the first one the engine transcribes.
+   */
+  languages?: string[]
+  /** `translate`: English text whatever the spoken language (engines with the `translate` capability). */
+  task?: 'transcribe' | 'translate'
+}
+
+/** One token of the engine's output with the engine's natural-log probability of it. */
+export interface TranscriptToken {
+  /** The token's text; concatenated in order, the tokens spell the result's text (spaces included). */
+  token: string
+  /** Natural log of the engine's probability, <= 0. */
+  logprob: number
 }
 
 export interface TranscriptWord {
@@ -104,6 +129,8 @@ export interface EngineTranscribeResult {
   segments?: TranscriptSegment[]
   /** Language detected or used, when known. */
   language?: string
+  /** The engine's tokens with their log-probabilities, when it has them (the `logprobs` capability). */
+  tokens?: TranscriptToken[]
   /** Diagnostics (e.g. the hotwords handed to the recognizer); never shown to API clients by default. */
   debug?: Record<string, unknown>
 }

@@ -8,6 +8,10 @@ export const EngineCapabilitiesSchema = Type.Object({
   languages: Type.Array(Type.String()),
   maxAudioSeconds: Type.Union([Type.Number(), Type.Null()]),
   streaming: Type.Boolean(),
+  /** Results carry per-token or per-word certainty (OpenAI's `include[]=logprobs`). */
+  logprobs: Type.Boolean(),
+  /** The model translates speech into English (`POST /v1/audio/translations`). */
+  translate: Type.Boolean(),
 })
 
 export const EngineStatusSchema = Type.Object({

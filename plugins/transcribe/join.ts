@@ -2,8 +2,10 @@
 import type {
   EngineTranscribeResult,
   TranscriptSegment,
+  TranscriptToken,
   TranscriptWord,
 } from '../../kernel/contracts/engine.ts'
+import { joinTokens } from './logprobs.ts'
 
 export interface PieceResult {
   result: EngineTranscribeResult
@@ -18,6 +20,8 @@ export interface Joined {
   segments: TranscriptSegment[]
   words: TranscriptWord[] | null
   language: string | null
+  /** The engine's tokens with log-probabilities (logprobs.ts), null when it gave no certainty. */
+  tokens: TranscriptToken[] | null
 }
 
 /**
@@ -53,6 +57,7 @@ export function joinPieces(pieces: readonly PieceResult[], replace: (text: strin
     segments,
     words: anyWords ? words : null,
     language: spoken.find((p) => p.result.language)?.result.language ?? null,
+    tokens: joinTokens(spoken.map((p) => p.result)),
   }
 }
 

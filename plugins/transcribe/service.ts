@@ -14,6 +14,7 @@ import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
   EngineTranscribeResult,
   TranscriptSegment,
+  TranscriptToken,
   TranscriptWord,
 } from '../../kernel/contracts/engine.ts'
 import type { SlotPriority } from '../../kernel/engine-runner/types.ts'
@@ -73,6 +74,8 @@ export interface Transcript {
   segments: TranscriptSegment[]
   words: TranscriptWord[] | null
   language: string | null
+  /** The engine's tokens with log-probabilities (logprobs.ts), null when it gave no certainty. */
+  tokens: TranscriptToken[] | null
 }
 
 interface Deps {
