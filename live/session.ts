@@ -14,8 +14,10 @@ import type { AcquiredEngine } from '../kernel/registry.ts'
 import { withKeywords } from '../plugins/dictionary/keywords.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
+import { resultTokens } from '../plugins/transcribe/logprobs.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
+import { firstTranscribed } from './languages.ts'
 import { RecentAudio } from './recent-audio.ts'
 import { TurnDetector, WINDOW } from './turn-detector.ts'
 import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
@@ -47,7 +49,7 @@ interface OpenItem {
   done: boolean
 }
 
-type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt' | 'keywords'>
+type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'languages' | 'prompt' | 'keywords'>
 
 export class LiveSessionImpl implements LiveSession {
   readonly id = `sess_${randomUUID().replaceAll('-', '')}`
@@ -89,6 +91,7 @@ export class LiveSessionImpl implements LiveSession {
     this.#settings = {
       turnDetection: options.turnDetection,
       ...(options.language === undefined ? {} : { language: options.language }),
+      ...(options.languages === undefined ? {} : { languages: options.languages }),
       ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
       ...(options.keywords === undefined ? {} : { keywords: options.keywords }),
     }
@@ -248,7 +251,8 @@ export class LiveSessionImpl implements LiveSession {
 
   #newItem(start: number): OpenItem {
     const { engine, dictionary } = this.#deps
-    const { language, prompt, keywords } = this.#settings
+    const { prompt, keywords, languages } = this.#settings
+    const language = languages ? firstTranscribed(languages, engine.capabilities) : this.#settings.language
     // the session's keywords join the dictionary's words for its items only; the dictionary is not changed
     const customWords = engine.capabilities.customWords
       ? withKeywords(dictionary.customWords(), keywords ?? [])
@@ -263,6 +267,7 @@ export class LiveSessionImpl implements LiveSession {
         request: {
           customWords,
           ...(language === undefined ? {} : { language }),
+          ...(languages && languages.length > 1 ? { languages } : {}),
           ...(prompt === undefined ? {} : { prompt }),
         },
         onPartial: (text) => this.#partial(open, text),
@@ -342,6 +347,7 @@ export class LiveSessionImpl implements LiveSession {
       type: 'completed',
       itemId: item.id,
       transcript: final.transcript,
+      tokens: resultTokens(result),
       rawText: result.text.trim(),
       revised: final.revised,
       startSeconds: offset,

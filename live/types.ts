@@ -9,7 +9,7 @@
  * it. Each item gets append-only `delta`s whose concatenation is exactly its `completed` transcript, and,
  * for clients that want the engine's revising guess, `partial`s with the whole current hypothesis.
  */
-import type { EngineCapabilities, TranscriptWord } from '../kernel/contracts/engine.ts'
+import type { EngineCapabilities, TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
 import type { DictumError } from '../kernel/errors.ts'
 
 /** Server-side turn detection (OpenAI `turn_detection: { type: 'server_vad', ... }`), Silero VAD. */
@@ -29,6 +29,11 @@ export interface LiveSessionOptions {
   /** With `engineId`: this installed catalog model instead of the one the engine's options name. */
   model?: string
   language?: string
+  /**
+   * OpenAI's `languages` (never with `language`): the engine must transcribe one of them (checked at open);
+   * its hint is the first it transcribes (live/languages.ts).
+   */
+  languages?: string[]
   prompt?: string
   /**
    * Words or phrases for this session only (OpenAI's `keywords`), added to the dictionary's custom words
@@ -59,6 +64,11 @@ export type LiveEvent =
       itemId: string
       /** The final text, replacement rules applied. */
       transcript: string
+      /**
+       * The engine's tokens with log-probabilities (plugins/transcribe/logprobs.ts), spelling `rawText`; null
+       * when the engine gave no certainty.
+       */
+      tokens: TranscriptToken[] | null
       /** The engine's final text before replacements. */
       rawText: string
       /**
@@ -105,9 +115,11 @@ export interface LiveSession {
   clear(): void
   /** What the session's engine can do (e.g. whether `keywords` reach it: `customWords`). */
   readonly capabilities: Readonly<EngineCapabilities>
-  /** Changes turn detection, language, prompt, keywords; applies from the next item. */
+  /** Changes turn detection, language(s), prompt, keywords; applies from the next item (languages unchecked). */
   update(
-    options: Partial<Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt' | 'keywords'>>,
+    options: Partial<
+      Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'languages' | 'prompt' | 'keywords'>
+    >,
   ): void
   /** Completes (or cancels, with `{ cancel: true }`) the open item and releases the engine. Safe to call twice. */
   close(options?: { cancel?: boolean }): Promise<void>

@@ -9,9 +9,17 @@
 import { randomBytes } from 'node:crypto'
 import type { WebSocket } from 'ws'
 import { type DictumError, errors, isDictumError } from '../../kernel/errors.ts'
+import { firstTranscribed } from '../../live/languages.ts'
 import type { LiveEvent, LiveService, LiveSession } from '../../live/types.ts'
 import type { ModelChoice } from '../openai/model-choice.ts'
-import { type ClientCommand, DEFAULT_SERVER_VAD, type EventShape, readClientEvent } from './client-events.ts'
+import { toLogprobs } from '../transcribe/logprobs.ts'
+import {
+  type ClientCommand,
+  DEFAULT_SERVER_VAD,
+  type EventShape,
+  readClientEvent,
+  type SessionPatch,
+} from './client-events.ts'
 import {
   errorEvent,
   errorObject,
@@ -179,9 +187,10 @@ export class RealtimeConnection {
       choice.model !== this.#choice.model ||
       (patch.inputSampleRate !== undefined && patch.inputSampleRate !== s.inputSampleRate)
     const logprobs = patch.logprobs ?? s.logprobs
-    if (!reopen && logprobs && this.#session && !this.#session.capabilities.logprobs) {
-      // refused whole, as any invalid update: nothing of it is applied
-      this.#send(errorEvent(errorObject(logprobsRefused(), command.eventId)))
+    // refused whole, as any invalid update: nothing of it is applied (a new engine checks at its open)
+    const refusal = reopen || !this.#session ? null : updateRefusal(patch, logprobs, this.#session)
+    if (refusal) {
+      this.#send(errorEvent(errorObject(refusal, command.eventId)))
       return
     }
     if (patch.model !== undefined) s.model = patch.model
@@ -267,6 +276,7 @@ export class RealtimeConnection {
             item_id: event.itemId,
             content_index: 0,
             transcript: event.transcript,
+            ...(this.#settings.logprobs ? { logprobs: event.tokens && toLogprobs(event.tokens) } : {}),
             usage: {
               type: 'duration',
               seconds: Math.round((event.endSeconds - event.startSeconds) * 1000) / 1000,
@@ -333,6 +343,16 @@ export class RealtimeConnection {
       ?.close({ cancel: true })
       .catch((err) => this.#deps.log.debug({ err }, 'live session close failed'))
   }
+}
+
+/** What the live session's engine cannot do of an update that keeps it: languages it does not transcribe, logprobs. */
+function updateRefusal(patch: SessionPatch, logprobs: boolean, session: LiveSession): DictumError | null {
+  try {
+    if (patch.languages) firstTranscribed(patch.languages, session.capabilities)
+  } catch (err) {
+    return asDictumError(err)
+  }
+  return logprobs && !session.capabilities.logprobs ? logprobsRefused() : null
 }
 
 /** `include` logprobs on an engine whose results carry no confidences. */
