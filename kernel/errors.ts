@@ -93,6 +93,14 @@ const catalogue = {
     status: 501,
     message: (d) => `Speech engine does not stream: ${d}`,
   },
+  // OpenAI's transcription fields an engine cannot honour (plugins/openai, docs/openai-api.md)
+  LOGPROBS_UNSUPPORTED: { status: 400, message: (d) => `The speech engine gives no log probabilities: ${d}` },
+  TRANSLATION_UNSUPPORTED: { status: 400, message: (d) => `The speech engine cannot translate: ${d}` },
+  DIARIZATION_UNSUPPORTED: {
+    status: 400,
+    message: (d) =>
+      `Speaker diarization is not supported: ${d}, and dictum does not tell speakers apart yet.`,
+  },
   REMOTE_ENGINE_FAILED: { status: 502, message: (d) => `Remote transcription server failed: ${d}` },
   REMOTE_ENGINE_TIMEOUT: { status: 504, message: (d) => `Remote transcription server timed out: ${d}` },
 

@@ -11,6 +11,7 @@ import type { Static } from '@sinclair/typebox'
 import type { VadSchema } from '../config/schema.ts'
 import { errors } from '../kernel/errors.ts'
 import { createNativeVad, type NativeVad } from './native.ts'
+import { RecentSamples } from './recent-samples.ts'
 import { resolveVadModel, type VadModelLocation, verifyVadModel } from './vad-model.ts'
 import { SAMPLE_RATE, type SpeechPiece, VadRun, WINDOW } from './vad-run.ts'
 
@@ -29,6 +30,18 @@ export interface SegmentOptions {
   /** Longest piece, in seconds. */
   maxSegmentSeconds: number
   signal?: AbortSignal
+  /** A request's own values in place of config `vad`'s (OpenAI's `chunking_strategy`). */
+  tuning?: VadTuning
+}
+
+/** A request's VAD values (OpenAI's `server_vad` chunking): each absent one is config `vad`'s. */
+export interface VadTuning {
+  /** Speech probability a window needs, 0..1 (kept within config `vad.threshold`'s range). */
+  threshold?: number
+  /** A pause at least this long ends a piece (kept within config `vad.minSilenceSeconds`'s range). */
+  minSilenceSeconds?: number
+  /** Audio before each piece's detected start added to it (never reaching into the piece before). */
+  paddingSeconds?: number
 }
 
 /** Windows between two returns to the event loop (about 2 s of audio). */
@@ -70,8 +83,8 @@ async function* windowsOf(input: AsyncIterable<Float32Array> | Float32Array): As
 export class VadSegmenter {
   readonly model: VadModelLocation
   readonly #config: VadConfig
-  /** Reset detectors kept for reuse, by piece limit (their config depends on it). */
-  readonly #idle = new Map<number, NativeVad[]>()
+  /** Reset detectors kept for reuse, by piece limit and values (their config depends on them). */
+  readonly #idle = new Map<string, NativeVad[]>()
   #closed = false
 
   private constructor(model: VadModelLocation, config: VadConfig) {
@@ -97,18 +110,23 @@ export class VadSegmenter {
   ): AsyncGenerator<SpeechPiece> {
     if (this.#closed) throw errors.INTERNAL('the VAD is closed')
     const maxSamples = Math.max(WINDOW * 4, Math.floor(options.maxSegmentSeconds * SAMPLE_RATE))
-    const vad = this.#take(options.maxSegmentSeconds)
+    const key = this.#key(options)
+    const vad = this.#take(key, options)
+    const padding = Math.round((options.tuning?.paddingSeconds ?? 0) * SAMPLE_RATE)
+    // A piece is handed out at most about two pieces' length after its audio was fed.
+    const history = padding > 0 ? new RecentSamples(2 * maxSamples + padding + 8 * WINDOW) : null
     try {
       const run = new VadRun(vad, maxSamples, this.#minSpeechSamples())
       let windows = 0
       for await (const window of windowsOf(input)) {
         options.signal?.throwIfAborted()
-        yield* run.accept(window)
+        history?.push(window)
+        for (const piece of run.accept(window)) yield history ? history.pad(piece, padding) : piece
         if (++windows % WINDOWS_PER_TURN === 0) await nextTurn()
       }
-      yield* run.finish()
+      for (const piece of run.finish()) yield history ? history.pad(piece, padding) : piece
     } finally {
-      this.#giveBack(options.maxSegmentSeconds, vad)
+      this.#giveBack(key, vad, options.tuning === undefined)
     }
   }
 
@@ -121,7 +139,7 @@ export class VadSegmenter {
     options: { maxSegmentSeconds: number; signal?: AbortSignal },
   ): Promise<boolean> {
     if (this.#closed) throw errors.INTERNAL('the VAD is closed')
-    const vad = this.#take(options.maxSegmentSeconds)
+    const vad = this.#take(this.#key(options), options)
     try {
       let windows = 0
       for await (const window of windowsOf(samples)) {
@@ -133,34 +151,51 @@ export class VadSegmenter {
       vad.flush()
       return !vad.isEmpty()
     } finally {
-      this.#giveBack(options.maxSegmentSeconds, vad)
+      this.#giveBack(this.#key(options), vad, true)
     }
   }
 
-  /** An idle detector for this limit, else a new one (creating one loads the model: ~40 ms, blocking). */
-  #take(maxSegmentSeconds: number): NativeVad {
-    return this.#idle.get(maxSegmentSeconds)?.pop() ?? this.#createVad(maxSegmentSeconds)
+  /** Detectors differ by piece limit and by a request's threshold and pause. */
+  #key(options: { maxSegmentSeconds: number; tuning?: VadTuning }): string {
+    const { threshold, minSilenceSeconds } = this.#detectorValues(options.tuning)
+    return `${options.maxSegmentSeconds}/${threshold}/${minSilenceSeconds}`
   }
 
-  #giveBack(maxSegmentSeconds: number, vad: NativeVad): void {
-    if (this.#closed) return
+  /** Config `vad`'s threshold and pause, or a request's, kept within the config schema's ranges. */
+  #detectorValues(tuning: VadTuning | undefined): { threshold: number; minSilenceSeconds: number } {
+    const within = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value))
+    return {
+      threshold: within(tuning?.threshold ?? this.#config.threshold, 0.05, 0.95),
+      minSilenceSeconds: within(tuning?.minSilenceSeconds ?? this.#config.minSilenceSeconds, 0.05, 5),
+    }
+  }
+
+  /** An idle detector for these values, else a new one (creating one loads the model: ~40 ms, blocking). */
+  #take(key: string, options: { maxSegmentSeconds: number; tuning?: VadTuning }): NativeVad {
+    return this.#idle.get(key)?.pop() ?? this.#createVad(options.maxSegmentSeconds, options.tuning)
+  }
+
+  /** `keep`: false for a request's own values, whose detectors would otherwise pile up one per value. */
+  #giveBack(key: string, vad: NativeVad, keep: boolean): void {
+    if (this.#closed || !keep) return
     vad.reset()
-    const idle = this.#idle.get(maxSegmentSeconds) ?? []
+    const idle = this.#idle.get(key) ?? []
     if (idle.length < IDLE_DETECTORS) idle.push(vad)
-    this.#idle.set(maxSegmentSeconds, idle)
+    this.#idle.set(key, idle)
   }
 
   #minSpeechSamples(): number {
     return Math.round(this.#config.minSpeechSeconds * SAMPLE_RATE)
   }
 
-  #createVad(maxSegmentSeconds: number): NativeVad {
+  #createVad(maxSegmentSeconds: number, tuning?: VadTuning): NativeVad {
+    const { threshold, minSilenceSeconds } = this.#detectorValues(tuning)
     return createNativeVad(
       {
         sileroVad: {
           model: this.model.file,
-          threshold: this.#config.threshold,
-          minSilenceDuration: this.#config.minSilenceSeconds,
+          threshold,
+          minSilenceDuration: minSilenceSeconds,
           minSpeechDuration: this.#config.minSpeechSeconds,
           // past this, sherpa-onnx looks harder for a pause (threshold 0.9, 0.1 s of silence) before dictum cuts
           maxSpeechDuration: Math.max(1, maxSegmentSeconds * 0.8),

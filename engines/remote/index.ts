@@ -12,6 +12,7 @@ import {
   RemoteOptionsSchema,
   resolveApiKey,
   responseFormatOf,
+  sendsKeywords,
   serverName,
 } from './options.ts'
 
@@ -50,7 +51,8 @@ export default defineEngine({
   capabilities: (options) => {
     const verbose = responseFormatOf(options) === 'verbose_json'
     return {
-      customWords: false,
+      customWords: sendsKeywords(options),
+      translate: options.translate,
       wordTimestamps: verbose && options.wordTimestamps,
       segmentTimestamps: verbose,
       languages: options.language ? [options.language] : ['*'],

@@ -13,6 +13,8 @@ import {
   type RemoteOptions,
   resolveApiKey,
   responseFormatOf,
+  sendsKeywords,
+  sendsLanguages,
   serverName,
   transcriptionsUrl,
 } from './options.ts'
@@ -86,7 +88,7 @@ export class RemoteEngine implements EngineInstance {
     const { options } = this.#context
     const envName = keyEnvName(options)
     return {
-      url: transcriptionsUrl(options),
+      url: transcriptionsUrl(options, request.task),
       server: serverName(options),
       apiKey: resolveApiKey(options),
       keyHint: `speech.engines.remote.apiKey${envName ? ` or ${envName}` : ''}`,
@@ -103,8 +105,20 @@ export class RemoteEngine implements EngineInstance {
     form.append('response_format', this.#format)
     const language = request.language ?? options.language
     const prompt = request.prompt ?? options.prompt
-    if (language) form.append('language', language)
+    if (request.task === 'translate') {
+      // OpenAI's translations take the file, model, prompt, format and temperature only.
+      if (prompt) form.append('prompt', prompt)
+      if (options.temperature !== undefined) form.append('temperature', String(options.temperature))
+      return form
+    }
+    // OpenAI refuses language and languages together: the set when the model takes it, else the one.
+    if (request.languages && request.languages.length > 0 && sendsLanguages(options)) {
+      for (const code of request.languages) form.append('languages[]', code)
+    } else if (language) form.append('language', language)
     if (prompt) form.append('prompt', prompt)
+    if (sendsKeywords(options)) {
+      for (const word of request.customWords) form.append('keywords[]', word.text)
+    }
     if (options.temperature !== undefined) form.append('temperature', String(options.temperature))
     if (this.#format === 'verbose_json') {
       form.append('timestamp_granularities[]', 'segment')

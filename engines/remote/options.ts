@@ -68,6 +68,23 @@ export const RemoteOptionsSchema = Type.Object(
       default: 30_000,
       description: 'A Retry-After longer than this is not waited for: the request fails at once.',
     }),
+    keywords: Type.Optional(
+      Type.Boolean({
+        description:
+          "Send custom words (the dictionary's and a request's keywords) as keywords[] (default: when model is gpt-transcribe, which takes them; set true for a server that does, e.g. another dictum).",
+      }),
+    ),
+    languages: Type.Optional(
+      Type.Boolean({
+        description:
+          "Send a request's possible languages as languages[] instead of one language (default: when model is gpt-transcribe).",
+      }),
+    ),
+    translate: Type.Boolean({
+      default: false,
+      description:
+        'The server has /audio/translations for this model (OpenAI whisper-1, another dictum with a Whisper model): translations go there.',
+    }),
     maxAudioSeconds: Type.Number({
       minimum: 1,
       maximum: MOST_AUDIO_SECONDS,
@@ -89,9 +106,26 @@ export function serverName(options: RemoteOptions): string {
   }
 }
 
-/** The transcription endpoint. */
-export function transcriptionsUrl(options: RemoteOptions): string {
-  return `${options.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`
+/** The transcription endpoint, or the translation one. */
+export function transcriptionsUrl(
+  options: RemoteOptions,
+  task: 'transcribe' | 'translate' = 'transcribe',
+): string {
+  const route = task === 'translate' ? 'translations' : 'transcriptions'
+  return `${options.baseUrl.replace(/\/+$/, '')}/audio/${route}`
+}
+
+/** Models that take OpenAI's `keywords[]` and `languages[]` (OpenAI's reference says gpt-transcribe). */
+const GUIDED_MODELS = /^gpt-transcribe/
+
+/** Whether the server's model takes custom words as `keywords[]`. */
+export function sendsKeywords(options: RemoteOptions): boolean {
+  return options.keywords ?? GUIDED_MODELS.test(options.model)
+}
+
+/** Whether the server's model takes `languages[]`. */
+export function sendsLanguages(options: RemoteOptions): boolean {
+  return options.languages ?? GUIDED_MODELS.test(options.model)
 }
 
 /** The environment variable the key is read from, or null. */
@@ -112,8 +146,8 @@ export function resolveApiKey(options: RemoteOptions, env: NodeJS.ProcessEnv = p
   return value ? value : null
 }
 
-/** OpenAI's gpt-4o transcribe models answer json or text only. */
+/** OpenAI's gpt-4o and gpt-transcribe models answer json or text only. */
 export function responseFormatOf(options: RemoteOptions): 'verbose_json' | 'json' {
   if (options.responseFormat) return options.responseFormat
-  return /^gpt-4o/.test(options.model) ? 'json' : 'verbose_json'
+  return /^gpt-(4o|transcribe|live)/.test(options.model) ? 'json' : 'verbose_json'
 }

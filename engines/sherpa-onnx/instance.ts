@@ -41,6 +41,8 @@ interface Loaded {
   online: OnlineRecognizer | null
   bpeVocab: string | null
   language: string
+  /** The Whisper task the recognizer is configured with. */
+  task: 'transcribe' | 'translate'
 }
 
 /** Mean token probability (exp of each token's log-probability), or null when the model reports none. */
@@ -124,7 +126,7 @@ export class SherpaOnnxEngine implements EngineInstance {
         throw rejected(error)
       })
     }
-    const loaded = { spec, model, recognizer, online, bpeVocab, language }
+    const loaded = { spec, model, recognizer, online, bpeVocab, language, task: options.task }
     if (this.#closed) throw errors.ENGINE_UNAVAILABLE('the sherpa-onnx engine was closed while loading')
     this.#loaded = loaded
     const ms = Math.round(performance.now() - started)
@@ -161,7 +163,7 @@ export class SherpaOnnxEngine implements EngineInstance {
       : null
     const debug = this.#debug(spec, plan)
     if (request.samples.length < MIN_SAMPLES) return { text: '', confidence: null, debug }
-    this.#applyLanguage(loaded, request.language)
+    this.#applyLanguage(loaded, request.language, request.task)
     try {
       const stream =
         plan && plan.lines.length > 0
@@ -242,20 +244,30 @@ export class SherpaOnnxEngine implements EngineInstance {
     }
   }
 
-  /** Whisper and SenseVoice take the language in the recognizer config, so a new hint reconfigures it. */
-  #applyLanguage(loaded: Loaded, requested: string | undefined): void {
-    const { options } = this.#context
+  /**
+   * Whisper and SenseVoice take the language in the recognizer config, so a new hint reconfigures it; so
+   * does a request's task (Whisper translates with `task: translate`), which only Whisper models take.
+   */
+  #applyLanguage(
+    loaded: Loaded,
+    requested: string | undefined,
+    requestedTask?: 'transcribe' | 'translate',
+  ): void {
+    const configured = this.#context.options
+    const task = loaded.spec.family === 'whisper' ? (requestedTask ?? configured.task) : configured.task
     const language = languageToUse(
       loaded.spec.family,
       loaded.model.declaredLanguages,
-      options.language,
+      configured.language,
       requested,
     )
-    if (language === loaded.language) return
+    if (language === loaded.language && task === loaded.task) return
+    const options = { ...configured, task }
     loaded.recognizer?.setConfig(
       recognizerConfig({ spec: loaded.spec, options, bpeVocab: loaded.bpeVocab, language }),
     )
     loaded.language = language
+    loaded.task = task
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,8 @@
 /**
  * OpenAI-compatible routes (extension), so OpenAI clients and tools can use dictum as their server:
- * `POST /v1/audio/transcriptions` (multipart; same decoding, VAD, replacements and limits as /v1/transcribe)
- * and `GET /v1/models` (engines and catalog models). Errors use OpenAI's shape. Multipart parsing is
+ * `POST /v1/audio/transcriptions` and `POST /v1/audio/translations` (multipart; same decoding, VAD,
+ * replacements and limits as /v1/transcribe) and `GET /v1/models` (OpenAI's names, engines and catalog
+ * models). Errors use OpenAI's shape. Multipart parsing is
  * registered here only.
  */
 import multipart from '@fastify/multipart'
@@ -14,12 +15,14 @@ import { toDictumError } from '../../kernel/http/error-handler.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { TextDeltas } from '../transcribe/deltas.ts'
 import type { Transcript } from '../transcribe/service.ts'
+import { checkEngine, NOT_APPLIED_HEADER } from './engine-checks.ts'
 import { openAiErrorHandler } from './errors.ts'
 import { formLimit, readTranscriptionForm } from './form.ts'
 import { chooseModel } from './model-choice.ts'
 import { listModelEntries } from './models.ts'
 import { transcriptionParams } from './params.ts'
-import { formatTranscript } from './responses.ts'
+import { requestWords } from './request-fields.ts'
+import { doneEvent, formatTranscript } from './responses.ts'
 import { ModelEntrySchema, ModelListSchema, OpenAiErrorSchema } from './schemas.ts'
 import { TranscriptEventStream } from './stream.ts'
 
@@ -39,15 +42,21 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
   await app.register(multipart, { throwFileSizeLimit: true })
   app.setErrorHandler(openAiErrorHandler)
 
-  app.post(
-    '/audio/transcriptions',
-    { onRequest: [rejectOversized(configStore), uploads.claim] },
-    async (request, reply: FastifyReply) => {
+  /** One handler for both routes: a translation is a transcription whose engine writes English. */
+  const handle =
+    (task: 'transcribe' | 'translate') => async (request: FastifyRequest, reply: FastifyReply) => {
       const form = await readTranscriptionForm(request, configStore.current.api.audioBodyLimit)
+      // A translation takes the same fields (`language` then names the spoken language).
       const params = transcriptionParams(form.fields)
       const choice = await chooseModel(params.model, engines, models)
       const events = params.stream ? new TranscriptEventStream(reply) : null
       const deltas = new TextDeltas((raw) => dictionary.applyReplacementsSettled(raw))
+      const asks = {
+        keywords: params.keywords.length > 0,
+        logprobs: params.logprobs,
+        translate: task === 'translate',
+      }
+      let engineLanguages: readonly string[] = []
       let transcript: Transcript
       try {
         transcript = await transcription.transcribe(
@@ -60,8 +69,17 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
           {
             signal: clientGoneSignal(reply),
             ...(params.language ? { language: params.language } : {}),
+            ...(params.languages ? { languages: params.languages } : {}),
             ...(params.prompt ? { prompt: params.prompt } : {}),
+            ...(params.keywords.length > 0 ? { customWords: requestWords(params.keywords) } : {}),
+            ...(params.chunking ? { chunking: params.chunking } : {}),
+            ...(task === 'translate' ? { task } : {}),
             ...choice,
+            onEngine: async (engine) => {
+              engineLanguages = engine.capabilities.languages
+              const notApplied = await checkEngine(engine, asks, engines)
+              if (notApplied.length > 0) reply.header(NOT_APPLIED_HEADER, notApplied.join(', '))
+            },
             ...(events ? { onPiece: (piece) => piece.speech && events.delta(deltas.add(piece.text)) } : {}),
           },
         )
@@ -73,17 +91,23 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
         return reply
       }
       await history.recordTranscription(transcript, request.log)
+      const replyOptions = { ...params, engineLanguages, translate: task === 'translate' }
       if (events) {
         const rest = deltas.finish(transcript.text)
         if (rest === null) request.log.warn({}, 'the dictionary changed during a streamed transcription')
         events.delta(rest ?? '')
-        events.done(transcript.text)
+        events.done(doneEvent(transcript, replyOptions))
         return reply
       }
-      const formatted = formatTranscript(transcript, params, (text) => dictionary.applyReplacements(text))
+      const formatted = formatTranscript(transcript, replyOptions, (text) =>
+        dictionary.applyReplacements(text),
+      )
       return reply.type(formatted.contentType).send(formatted.body)
-    },
-  )
+    }
+
+  const upload = { onRequest: [rejectOversized(configStore), uploads.claim] }
+  app.post('/audio/transcriptions', upload, handle('transcribe'))
+  app.post('/audio/translations', upload, handle('translate'))
 
   app.get('/models', { schema: { response: { 200: ModelListSchema } } }, async () => ({
     object: 'list' as const,

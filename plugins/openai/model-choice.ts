@@ -1,6 +1,6 @@
 /**
  * What the `model` field of `POST /v1/audio/transcriptions` selects, as speaches and Ollama do it:
- * - OpenAI's own names (`whisper-1`, `gpt-4o-transcribe`, …) or no model: the selected engine
+ * - OpenAI's own names (`gpt-transcribe`, `gpt-live-transcribe`, `whisper-1`, `gpt-4o-transcribe`, …) or no model: the selected engine
  *   (`speech.engine`), so OpenAI clients work unchanged;
  * - an engine id (`pocketsphinx`, `sherpa-onnx`, a plugin's): that engine, with its configured options;
  * - an installed catalog model (`parakeet-tdt-0.6b-v2`): the engine that runs it, with that model, loaded on
@@ -14,9 +14,13 @@ import type { EngineRegistry } from '../../kernel/registry.ts'
 import type { ModelManager } from '../../models/manager.ts'
 
 export const OPENAI_MODEL_NAMES = [
+  'gpt-transcribe',
+  'gpt-live-transcribe',
+  'gpt-realtime-whisper',
   'whisper-1',
   'gpt-4o-transcribe',
   'gpt-4o-mini-transcribe',
+  'gpt-4o-mini-transcribe-2025-12-15',
   'gpt-4o-transcribe-diarize',
 ] as const
 

@@ -7,6 +7,7 @@
 import type { EngineRegistry } from '../../kernel/registry.ts'
 import { describeListItem } from '../../models/describe.ts'
 import type { ModelManager } from '../../models/manager.ts'
+import { OPENAI_MODEL_NAMES } from './model-choice.ts'
 import type { ModelEntry } from './schemas.ts'
 
 const OWNER = 'dictum'
@@ -39,5 +40,18 @@ export async function listModelEntries(
       kind: 'model',
     })
   }
-  return [...engineEntries, ...modelEntries]
+  // OpenAI's names, so a client that checks the list before using one finds it: each is the selected engine.
+  const selected = engines.activeId
+  const openAiEntries = OPENAI_MODEL_NAMES.map(
+    (id): ModelEntry => ({
+      id,
+      object: 'model',
+      created: startedAt,
+      owned_by: OWNER,
+      kind: 'openai',
+      displayName: `OpenAI's ${id}, answered by the selected engine (${selected})`,
+      engine: selected,
+    }),
+  )
+  return [...openAiEntries, ...engineEntries, ...modelEntries]
 }

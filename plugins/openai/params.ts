@@ -1,5 +1,13 @@
 /** The form fields of `POST /v1/audio/transcriptions`, checked as OpenAI checks them. */
 import { errors } from '../../kernel/errors.ts'
+import type { VadTuning } from '../../vad/vad-segmenter.ts'
+import {
+  parseChunking,
+  parseInclude,
+  parseKeywords,
+  parseLanguages,
+  refuseDiarization,
+} from './request-fields.ts'
 import { RESPONSE_FORMATS, type ResponseFormat } from './schemas.ts'
 
 export interface TranscriptionParams {
@@ -13,6 +21,14 @@ export interface TranscriptionParams {
   model?: string
   /** `stream=true`: the transcript as server-sent events (stream.ts). */
   stream: boolean
+  /** `keywords[]`: this request's custom words (request-fields.ts). */
+  keywords: string[]
+  /** `languages[]`: the languages the audio may be in. */
+  languages?: string[]
+  /** `include[]=logprobs`. */
+  logprobs: boolean
+  /** `chunking_strategy`: VAD values to cut the file with, or null (the usual cutting). */
+  chunking: VadTuning | null
 }
 
 /** The formats a streamed transcription takes (its events carry text only), as OpenAI's streaming models. */
@@ -28,6 +44,7 @@ function single(fields: Map<string, string[]>, name: string): string | undefined
 }
 
 export function transcriptionParams(fields: Map<string, string[]>): TranscriptionParams {
+  refuseDiarization(fields)
   const format = (single(fields, 'response_format') ?? 'json') as ResponseFormat
   if (!RESPONSE_FORMATS.includes(format)) {
     throw invalid('response_format', `response_format must be one of ${RESPONSE_FORMATS.join(', ')}.`)
@@ -55,11 +72,16 @@ export function transcriptionParams(fields: Map<string, string[]>): Transcriptio
   }
   const model = single(fields, 'model')
   const prompt = single(fields, 'prompt')
+  const languages = parseLanguages(fields.get('languages') ?? [], language)
   return {
     format,
     temperature,
     words: granularities.includes('word'),
     stream,
+    keywords: parseKeywords(fields.get('keywords') ?? []),
+    logprobs: parseInclude(fields.get('include') ?? [], format),
+    chunking: parseChunking(fields),
+    ...(languages ? { languages } : {}),
     ...(language ? { language: language.toLowerCase() } : {}),
     ...(prompt ? { prompt } : {}),
     ...(model ? { model } : {}),

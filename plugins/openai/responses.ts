@@ -1,40 +1,84 @@
 /**
- * A dictum transcript in each of OpenAI's response formats: `json` is OpenAI's `{"text"}`; the others are the
- * documents dictum's one formatter writes (plugins/transcribe/formats.ts), as `dictum transcribe` does.
+ * A dictum transcript in each of OpenAI's response formats: `json` is OpenAI's `{"text"}` (with `languages`,
+ * and `logprobs` when asked for); `verbose_json` is the document dictum's one formatter writes
+ * (plugins/transcribe/formats.ts) with `languages`; the others are that formatter's documents, as
+ * `dictum transcribe` writes them. A translation's `verbose_json` says `task: "translate"`, language `english`.
  */
-import { formatDocument } from '../transcribe/formats.ts'
+import { formatDocument, verboseJson } from '../transcribe/formats.ts'
+import { toLogprobs } from '../transcribe/logprobs.ts'
 import type { Transcript } from '../transcribe/service.ts'
-import type { TranscriptionParams } from './params.ts'
+import type { ResponseFormat } from './schemas.ts'
 
 export interface FormattedReply {
   contentType: string
   body: string | Record<string, unknown>
 }
 
+/** What a response is made of beside the transcript. */
+export interface ReplyOptions {
+  format: ResponseFormat
+  temperature: number
+  language?: string
+  words: boolean
+  logprobs?: boolean
+  translate?: boolean
+  /** The engine's languages (`capabilities.languages`): a single one is the transcript's. */
+  engineLanguages: readonly string[]
+}
+
 const CONTENT_TYPES = {
-  verbose_json: 'application/json; charset=utf-8',
   text: 'text/plain; charset=utf-8',
   srt: 'text/plain; charset=utf-8',
   vtt: 'text/vtt; charset=utf-8',
 } as const
 
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * OpenAI's `languages`: what the engine detected (or was told and used), else the engine's only language,
+ * else `[]` (it cannot tell). Codes are ISO 639-1, without region.
+ */
+export function detectedLanguages(transcript: Transcript, engineLanguages: readonly string[]) {
+  const only = engineLanguages.length === 1 && engineLanguages[0] !== '*' ? engineLanguages[0] : undefined
+  const code = transcript.language ?? only
+  return code ? [{ code: code.toLowerCase().split(/[-_]/)[0] as string }] : []
+}
+
 export function formatTranscript(
   transcript: Transcript,
-  params: TranscriptionParams,
+  options: ReplyOptions,
   replace: (text: string) => string,
 ): FormattedReply {
-  if (params.format === 'json')
-    return { contentType: 'application/json; charset=utf-8', body: { text: transcript.text } }
-  const body = formatDocument(params.format, transcript, {
+  const languages = options.translate
+    ? [{ code: 'en' }]
+    : detectedLanguages(transcript, options.engineLanguages)
+  if (options.format === 'json') {
+    const body: Record<string, unknown> = { text: transcript.text, languages }
+    if (options.logprobs) body.logprobs = toLogprobs(transcript.tokens ?? [])
+    return { contentType: JSON_TYPE, body }
+  }
+  const document = {
     replace,
     compact: true,
-    temperature: params.temperature,
-    ...(params.language !== undefined ? { language: params.language } : {}),
-    words: params.words,
-  })
-  // JSON goes out as it was written, without the newline that ends a file.
-  return {
-    contentType: CONTENT_TYPES[params.format],
-    body: params.format === 'verbose_json' ? body.trimEnd() : body,
+    temperature: options.temperature,
+    ...(options.language !== undefined ? { language: options.language } : {}),
+    words: options.words,
   }
+  if (options.format === 'verbose_json') {
+    const verbose = verboseJson(transcript, document)
+    const body = options.translate ? { ...verbose, task: 'translate', language: 'english' } : verbose
+    return { contentType: JSON_TYPE, body: JSON.stringify({ ...body, languages }) }
+  }
+  return {
+    contentType: CONTENT_TYPES[options.format],
+    body: formatDocument(options.format, transcript, document),
+  }
+}
+
+/** The streamed `transcript.text.done` event's fields: those of the `json` response. */
+export function doneEvent(
+  transcript: Transcript,
+  options: ReplyOptions,
+): { text: string } & Record<string, unknown> {
+  return formatTranscript(transcript, { ...options, format: 'json' }, (text) => text).body as { text: string }
 }

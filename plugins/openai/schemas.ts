@@ -10,15 +10,16 @@ export { VerboseTranscriptionSchema } from '../transcribe/schemas.ts'
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 
 /**
- * One entry of `GET /v1/models`: OpenAI's four fields, then `kind` and the fields of an engine (as
- * `GET /v1/engines` shows it) or of a catalog model (as `dictum models list --json` shows it).
+ * One entry of `GET /v1/models`: OpenAI's four fields, then `kind` and the fields of an OpenAI name (the
+ * `engine` it selects), of an engine (as `GET /v1/engines` shows it) or of a catalog model (as
+ * `dictum models list --json` shows it).
  */
 export const ModelEntrySchema = Type.Object({
   id: Type.String(),
   object: Type.Literal('model'),
   created: Type.Integer(),
   owned_by: Type.String(),
-  kind: Type.Union([Type.Literal('engine'), Type.Literal('model')]),
+  kind: Type.Union([Type.Literal('openai'), Type.Literal('engine'), Type.Literal('model')]),
   displayName: Type.String(),
   // Engines
   description: Type.Optional(Type.String()),

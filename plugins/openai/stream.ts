@@ -31,8 +31,9 @@ export class TranscriptEventStream {
     if (delta !== '') this.#send({ type: 'transcript.text.delta', delta })
   }
 
-  done(text: string): void {
-    this.#send({ type: 'transcript.text.done', text })
+  /** The last event: the text, and `languages` / `logprobs` as the json response has them. */
+  done(fields: { text: string } & Record<string, unknown>): void {
+    this.#send({ type: 'transcript.text.done', ...fields })
     this.#body?.end()
   }
 

@@ -110,7 +110,8 @@ const TranscriptionForm = Type.Object(
   {
     file: Type.String({ format: 'binary', description: 'The audio file (one file part).' }),
     model: Type.String({
-      description: 'An engine id, an installed catalog model, or whisper-1 (the active one).',
+      description:
+        'An engine id, an installed catalog model, or an OpenAI name such as gpt-transcribe (the active one).',
     }),
     language: Type.Optional(Type.String()),
     prompt: Type.Optional(Type.String()),
@@ -121,6 +122,17 @@ const TranscriptionForm = Type.Object(
     'timestamp_granularities[]': Type.Optional(
       Type.Array(Type.Union([Type.Literal('word'), Type.Literal('segment')])),
     ),
+    'keywords[]': Type.Optional(Type.Array(Type.String(), { description: 'Custom words of this request.' })),
+    'languages[]': Type.Optional(
+      Type.Array(Type.String(), { description: 'Languages the audio may be in.' }),
+    ),
+    'include[]': Type.Optional(Type.Array(Type.Literal('logprobs'))),
+    chunking_strategy: Type.Optional(
+      Type.String({
+        description: '"auto", or a server_vad object (JSON, or chunking_strategy[field] fields).',
+      }),
+    ),
+    stream: Type.Optional(Type.Boolean()),
   },
   { required: ['file', 'model'] },
 )
@@ -247,7 +259,18 @@ const ROUTES: Record<string, RouteDoc> = {
     openAiErrors: true,
     textResponses: ['text/plain', 'application/x-subrip', 'text/vtt'],
   },
-  'GET /v1/models': { summary: "OpenAI's model list: engines and catalog models.", errors: [401, 403] },
+  'POST /v1/audio/translations': {
+    summary: "OpenAI's translation API (multipart form): English text, from engines that translate.",
+    body: { content: { 'multipart/form-data': { schema: TranscriptionForm } } },
+    success: Type.Union([Type.Object({ text: Type.String() }), VerboseTranscriptionSchema]),
+    errors: [400, 401, 403, 404, 413, 500, 503, 504],
+    openAiErrors: true,
+    textResponses: ['text/plain', 'application/x-subrip', 'text/vtt'],
+  },
+  'GET /v1/models': {
+    summary: "OpenAI's model list: OpenAI's names, engines and catalog models.",
+    errors: [401, 403],
+  },
   'GET /v1/models/{id}': { summary: 'One model.', errors: [401, 403, 404], openAiErrors: true },
   'POST /v1/models/{id}/pull': {
     summary:

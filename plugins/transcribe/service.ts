@@ -12,6 +12,7 @@ import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../../audio
 import type { AudioService } from '../../audio/service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type {
+  EngineCustomWord,
   EngineTranscribeResult,
   TranscriptSegment,
   TranscriptToken,
@@ -22,6 +23,7 @@ import { errors } from '../../kernel/errors.ts'
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../../vad/index.ts'
 import type { VadService } from '../../vad/service.ts'
+import type { VadTuning } from '../../vad/vad-segmenter.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import { joinPieces, type PieceResult } from './join.ts'
 
@@ -45,6 +47,19 @@ export interface TranscribeOptions {
   onPiece?: (piece: TranscribedPiece) => void
   /** `low` for batch work (transcription jobs): requests to the engine wait behind dictation's. */
   priority?: SlotPriority
+  /** Custom words of this request only, beside the dictionary's (OpenAI's `keywords`). */
+  customWords?: readonly EngineCustomWord[]
+  /** Languages the audio may be in (OpenAI's `languages`): the engine must transcribe one of them. */
+  languages?: readonly string[]
+  /** `translate`: English text (engines with the `translate` capability; OpenAI's translations route). */
+  task?: 'transcribe' | 'translate'
+  /**
+   * Cut the audio with the VAD whatever its length, with these values (OpenAI's `chunking_strategy`);
+   * absent or null: whole when it fits the engine, else at pauses.
+   */
+  chunking?: VadTuning | null
+  /** Called with the engine before any audio reaches it: a request's checks against its capabilities. */
+  onEngine?: (engine: AcquiredEngine) => void | Promise<void>
 }
 
 export interface TranscribedPiece {
@@ -130,7 +145,8 @@ export class TranscriptionService {
       const counted = { samples: 0 }
       const stream = audio.decoder.stream(source, { chunkSeconds: DECODE_CHUNK_SECONDS }, options.signal)
       const spans: PieceSpan[] = []
-      for await (const piece of this.#pieces(countSamples(stream, counted), window, options.signal)) {
+      const cut = { signal: options.signal, tuning: null }
+      for await (const piece of this.#pieces(countSamples(stream, counted), window, cut)) {
         if (!(await piece.speech)) continue
         spans.push({ start: Math.round(piece.startSeconds * SAMPLE_RATE), length: piece.samples.length })
       }
@@ -183,6 +199,8 @@ export class TranscriptionService {
     const first = await iterator.next()
     const engine = await acquiring
     checkLanguage(options.language, engine)
+    const language = options.languages ? languageAmong(options.languages, engine) : options.language
+    await options.onEngine?.(engine)
     const window = maxSegmentSecondsFor(
       this.#deps.configStore.current.vad.maxSegmentSeconds,
       engine.capabilities.maxAudioSeconds ?? DEFAULT_WINDOW_SECONDS,
@@ -190,10 +208,11 @@ export class TranscriptionService {
     const counted = { samples: 0 }
     const chunks = countSamples(prepend(first, iterator), counted)
     const pieces: PieceResult[] = []
-    for await (const piece of this.#pieces(chunks, window, options.signal)) {
+    const cut = { signal: options.signal, tuning: options.chunking ?? null }
+    for await (const piece of this.#pieces(chunks, window, cut)) {
       // The VAD's speech check of a short recording runs beside the engine, not before it.
       const [result, speech] = await Promise.all([
-        this.#run(engine, piece.samples, piece.startSeconds, options),
+        this.#run(engine, piece.samples, piece.startSeconds, { ...options, language }),
         piece.speech,
       ])
       const seconds = piece.samples.length / SAMPLE_RATE
@@ -219,7 +238,7 @@ export class TranscriptionService {
   async *#pieces(
     chunks: AsyncIterable<Float32Array>,
     window: number,
-    signal?: AbortSignal,
+    { signal, tuning }: { signal: AbortSignal | undefined; tuning: VadTuning | null },
   ): AsyncGenerator<Piece> {
     const limit = Math.floor(window * SAMPLE_RATE)
     const head: Float32Array[] = []
@@ -232,7 +251,8 @@ export class TranscriptionService {
       next = await iterator.next()
     }
     const vad = await this.#deps.vad.segmenter()
-    if (next.done) {
+    // A request that asks for VAD cutting gets it whatever the length (when there is a VAD model).
+    if (next.done && !(vad && tuning)) {
       const whole = concatSamples(head, buffered)
       if (whole.length === 0) return
       // Started on the next turn of the event loop, so the piece reaches the engine first: the check's
@@ -251,7 +271,11 @@ export class TranscriptionService {
       for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value
     })()
     const cut = vad
-      ? vad.segment(rest, { maxSegmentSeconds: window, ...(signal ? { signal } : {}) })
+      ? vad.segment(rest, {
+          maxSegmentSeconds: window,
+          ...(signal ? { signal } : {}),
+          ...(tuning ? { tuning } : {}),
+        })
       : fixedCuts(rest, limit)
     for await (const piece of cut) yield { ...piece, speech: SPEECH }
   }
@@ -262,14 +286,18 @@ export class TranscriptionService {
     offsetSeconds: number,
     options: TranscribeOptions,
   ) {
-    const customWords = engine.capabilities.customWords ? [...this.#deps.dictionary.customWords()] : []
+    const customWords = engine.capabilities.customWords
+      ? withRequestWords(this.#deps.dictionary.customWords(), options.customWords ?? [])
+      : []
     const result: EngineTranscribeResult = await engine.runner.transcribe(
       {
         samples,
         customWords: customWords.map((w) => ({ text: w.text, weight: w.weight, aliases: [...w.aliases] })),
         offsetSeconds,
         ...(options.language ? { language: options.language } : {}),
+        ...(options.languages ? { languages: [...options.languages] } : {}),
         ...(options.prompt ? { prompt: options.prompt } : {}),
+        ...(options.task === 'translate' ? { task: 'translate' as const } : {}),
       },
       options.signal,
       options.priority,
@@ -379,5 +407,31 @@ export function checkLanguage(language: string | undefined, engine: AcquiredEngi
   throw errors.INVALID_REQUEST(
     `language "${language}" is not one ${engine.displayName} transcribes (it does: ${languages.join(', ')}).`,
     { extra: { param: 'language' } },
+  )
+}
+
+/** The dictionary's words and a request's own, a request word the dictionary already has counted once. */
+function withRequestWords(
+  dictionary: readonly EngineCustomWord[],
+  request: readonly EngineCustomWord[],
+): readonly EngineCustomWord[] {
+  if (request.length === 0) return dictionary
+  const known = new Set(dictionary.map((w) => w.text.toLowerCase()))
+  return [...dictionary, ...request.filter((w) => !known.has(w.text.toLowerCase()))]
+}
+
+/**
+ * The language hint for OpenAI's `languages`: the first one the engine transcribes (none for an engine of
+ * every language given several: it detects which), else a 400 naming the engine's languages.
+ */
+export function languageAmong(languages: readonly string[], engine: AcquiredEngine): string | undefined {
+  const own = engine.capabilities.languages
+  if (own.includes('*')) return languages.length === 1 ? languages[0] : undefined
+  const base = (code: string) => code.toLowerCase().split(/[-_]/)[0]
+  const found = languages.find((l) => own.some((o) => base(o) === base(l)))
+  if (found !== undefined) return found
+  throw errors.INVALID_REQUEST(
+    `none of the languages ${languages.join(', ')} is one ${engine.displayName} transcribes (it does: ${own.join(', ')}).`,
+    { extra: { param: 'languages' } },
   )
 }

@@ -50,6 +50,7 @@ t.test('GET /v1/openapi.json is a valid OpenAPI 3.1 document of every route', as
       'PATCH /v1/dictionary/replacements/{id}',
       'PATCH /v1/settings',
       'POST /v1/audio/transcriptions',
+      'POST /v1/audio/translations',
       'POST /v1/dictate',
       'POST /v1/dictionary/custom-words',
       'POST /v1/dictionary/replacements',
