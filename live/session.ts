@@ -8,16 +8,16 @@ import { randomUUID } from 'node:crypto'
 import { pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
 import type { DictumConfig } from '../config/schema.ts'
-import type { EngineCapabilities, EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
+import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
 import { type DictumError, errors } from '../kernel/errors.ts'
-import type { AcquiredEngine } from '../kernel/registry.ts'
-import { withKeywords } from '../plugins/dictionary/keywords.ts'
+import type { AcquiredEngine, ReportedCapabilities } from '../kernel/registry.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
+import { requestWords } from '../plugins/openai/request-fields.ts'
 import { resultTokens } from '../plugins/transcribe/logprobs.ts'
+import { languageAmong, withRequestWords } from '../plugins/transcribe/service.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
-import { firstTranscribed } from './languages.ts'
 import { RecentAudio } from './recent-audio.ts'
 import { TurnDetector, WINDOW } from './turn-detector.ts'
 import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
@@ -102,8 +102,9 @@ export class LiveSessionImpl implements LiveSession {
     this.#armIdle()
   }
 
-  get capabilities(): Readonly<EngineCapabilities> {
-    return this.#deps.engine.capabilities
+  get engine(): { displayName: string; capabilities: Readonly<ReportedCapabilities> } {
+    const { displayName, capabilities } = this.#deps.engine
+    return { displayName, capabilities }
   }
 
   append(pcm16: Uint8Array): void {
@@ -252,10 +253,14 @@ export class LiveSessionImpl implements LiveSession {
   #newItem(start: number): OpenItem {
     const { engine, dictionary } = this.#deps
     const { prompt, keywords, languages } = this.#settings
-    const language = languages ? firstTranscribed(languages, engine.capabilities) : this.#settings.language
+    const language = languages ? languageAmong(languages, engine) : this.#settings.language
     // the session's keywords join the dictionary's words for its items only; the dictionary is not changed
     const customWords = engine.capabilities.customWords
-      ? withKeywords(dictionary.customWords(), keywords ?? [])
+      ? withRequestWords(dictionary.customWords(), requestWords(keywords ?? [])).map((w) => ({
+          text: w.text,
+          weight: w.weight,
+          aliases: [...w.aliases],
+        }))
       : []
     const triggers = dictionary.listReplacements().items.flatMap((rule) => rule.triggers)
     const open: OpenItem = {

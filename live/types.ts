@@ -9,8 +9,9 @@
  * it. Each item gets append-only `delta`s whose concatenation is exactly its `completed` transcript, and,
  * for clients that want the engine's revising guess, `partial`s with the whole current hypothesis.
  */
-import type { EngineCapabilities, TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
+import type { TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
 import type { DictumError } from '../kernel/errors.ts'
+import type { ReportedCapabilities } from '../kernel/registry.ts'
 
 /** Server-side turn detection (OpenAI `turn_detection: { type: 'server_vad', ... }`), Silero VAD. */
 export interface ServerVad {
@@ -31,13 +32,13 @@ export interface LiveSessionOptions {
   language?: string
   /**
    * OpenAI's `languages` (never with `language`): the engine must transcribe one of them (checked at open);
-   * its hint is the first it transcribes (live/languages.ts).
+   * its hint is the first it transcribes, as for files (plugins/transcribe/service.ts `languageAmong`).
    */
   languages?: string[]
   prompt?: string
   /**
    * Words or phrases for this session only (OpenAI's `keywords`), added to the dictionary's custom words
-   * when the engine has the `customWords` capability (checked by the caller: plugins/dictionary/keywords.ts).
+   * when the engine has the `customWords` capability (checked by the caller: plugins/openai/request-fields.ts).
    */
   keywords?: string[]
   /** null: the client commits each utterance (OpenAI `turn_detection: null`). */
@@ -113,8 +114,8 @@ export interface LiveSession {
   commit(): void
   /** Drops audio not yet committed (OpenAI `input_audio_buffer.clear`). */
   clear(): void
-  /** What the session's engine can do (e.g. whether `keywords` reach it: `customWords`). */
-  readonly capabilities: Readonly<EngineCapabilities>
+  /** The session's engine: its name and what it can do (e.g. whether `keywords` reach it: `customWords`). */
+  readonly engine: { readonly displayName: string; readonly capabilities: Readonly<ReportedCapabilities> }
   /** Changes turn detection, language(s), prompt, keywords; applies from the next item (languages unchecked). */
   update(
     options: Partial<

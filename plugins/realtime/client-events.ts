@@ -9,8 +9,9 @@
  * (dictum has no denoiser: docs/realtime.md).
  */
 
+import { isDictumError } from '../../kernel/errors.ts'
 import type { ServerVad } from '../../live/types.ts'
-import { keywordsProblem } from '../dictionary/keywords.ts'
+import { MAX_KEYWORD_CHARS, MAX_KEYWORDS, parseKeywords } from '../openai/request-fields.ts'
 
 /** OpenAI's `semantic_vad` eagerness. */
 export type Eagerness = 'low' | 'medium' | 'high' | 'auto'
@@ -269,16 +270,32 @@ function readTranscription(value: unknown, param: string, patch: SessionPatch): 
     patch.keywords = readKeywords(transcription.keywords, `${param}.keywords`)
 }
 
-/** OpenAI's `keywords`: refused whole when one entry is not one word or phrase (the entry is named). */
+/**
+ * OpenAI's `keywords`, with the file route's rules and bounds (plugins/openai/request-fields.ts): refused
+ * whole when one entry is not one word or phrase; the error names the entry by its index and, as every
+ * realtime error, quotes nothing the client sent.
+ */
 function readKeywords(value: unknown, param: string): string[] {
   if (value === null) return []
-  if (!Array.isArray(value)) throw new Problem('invalid_type', `${param} must be an array of strings.`, param)
-  const problem = keywordsProblem(value)
-  if (problem) {
-    const at = problem.index === null ? param : `${param}[${problem.index}]`
-    throw new Problem('invalid_value', `${at} ${problem.reason}.`, at)
+  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
+    throw new Problem('invalid_type', `${param} must be an array of strings.`, param)
   }
-  return value as string[]
+  if (value.length > MAX_KEYWORDS) {
+    throw new Problem('invalid_value', `${param} takes at most ${MAX_KEYWORDS} entries.`, param)
+  }
+  for (const [index, entry] of (value as string[]).entries()) {
+    try {
+      parseKeywords([entry])
+    } catch (err) {
+      if (!isDictumError(err)) throw err
+      throw new Problem(
+        'invalid_value',
+        `${param}[${index}] must be one word or phrase (not blank, no <, >, carriage return, line feed or control characters, at most ${MAX_KEYWORD_CHARS} characters).`,
+        `${param}[${index}]`,
+      )
+    }
+  }
+  return parseKeywords(value as string[])
 }
 
 function readInclude(value: unknown, param: string, patch: SessionPatch): void {

@@ -9,10 +9,10 @@
 import { randomBytes } from 'node:crypto'
 import type { WebSocket } from 'ws'
 import { type DictumError, errors, isDictumError } from '../../kernel/errors.ts'
-import { firstTranscribed } from '../../live/languages.ts'
 import type { LiveEvent, LiveService, LiveSession } from '../../live/types.ts'
 import type { ModelChoice } from '../openai/model-choice.ts'
 import { toLogprobs } from '../transcribe/logprobs.ts'
+import { languageAmong } from '../transcribe/service.ts'
 import {
   type ClientCommand,
   DEFAULT_SERVER_VAD,
@@ -44,6 +44,8 @@ export interface ConnectionDeps {
   chooseModel: (name: string | undefined) => Promise<ModelChoice>
   /** The engine that runs when no model is named (for the session object). */
   selectedEngine: () => string
+  /** Ids of the engines whose results carry confidences (for the error that sends a client to them). */
+  enginesWithLogprobs: () => Promise<string[]>
   log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 }
 
@@ -188,7 +190,7 @@ export class RealtimeConnection {
       (patch.inputSampleRate !== undefined && patch.inputSampleRate !== s.inputSampleRate)
     const logprobs = patch.logprobs ?? s.logprobs
     // refused whole, as any invalid update: nothing of it is applied (a new engine checks at its open)
-    const refusal = reopen || !this.#session ? null : updateRefusal(patch, logprobs, this.#session)
+    const refusal = reopen || !this.#session ? null : await this.#refusal(patch, logprobs, this.#session)
     if (refusal) {
       this.#send(errorEvent(errorObject(refusal, command.eventId)))
       return
@@ -210,10 +212,10 @@ export class RealtimeConnection {
       await old?.close()
       if (!(await this.#open())) return
       const opened = this.#session as LiveSession | null
-      if (s.logprobs && !opened?.capabilities.logprobs) {
+      if (opened && s.logprobs && !opened.engine.capabilities.logprobs) {
         // the new engine has no confidences: said, and logprobs are off (session.updated shows it)
         s.logprobs = false
-        this.#send(errorEvent(errorObject(logprobsRefused(), command.eventId)))
+        this.#send(errorEvent(errorObject(await this.#logprobsRefused(opened), command.eventId)))
       }
     } else {
       this.#session?.update({
@@ -227,8 +229,27 @@ export class RealtimeConnection {
     this.#sendSession(command.shape, 'updated')
   }
 
+  /** What the live session's engine cannot do of an update that keeps it: languages it does not transcribe, logprobs. */
+  async #refusal(patch: SessionPatch, logprobs: boolean, session: LiveSession): Promise<DictumError | null> {
+    try {
+      if (patch.languages) languageAmong(patch.languages, session.engine)
+    } catch (err) {
+      return asDictumError(err)
+    }
+    return logprobs && !session.engine.capabilities.logprobs ? this.#logprobsRefused(session) : null
+  }
+
+  /** `include` logprobs on an engine whose results carry no confidences: the error names those that have them. */
+  async #logprobsRefused(session: LiveSession): Promise<DictumError> {
+    const able = await this.#deps.enginesWithLogprobs()
+    return errors.LOGPROBS_UNSUPPORTED(
+      `${session.engine.displayName} gives no token or word confidences. Engines that do: ${able.length > 0 ? able.join(', ') : 'none is configured'}.`,
+      { extra: { param: 'include' } },
+    )
+  }
+
   #sendSession(shape: EventShape, what: 'created' | 'updated'): void {
-    this.#settings.keywordsApplied = this.#session?.capabilities.customWords === true
+    this.#settings.keywordsApplied = this.#session?.engine.capabilities.customWords === true
     this.#send(sessionEvent(shape, what, this.#settings))
   }
 
@@ -343,24 +364,6 @@ export class RealtimeConnection {
       ?.close({ cancel: true })
       .catch((err) => this.#deps.log.debug({ err }, 'live session close failed'))
   }
-}
-
-/** What the live session's engine cannot do of an update that keeps it: languages it does not transcribe, logprobs. */
-function updateRefusal(patch: SessionPatch, logprobs: boolean, session: LiveSession): DictumError | null {
-  try {
-    if (patch.languages) firstTranscribed(patch.languages, session.capabilities)
-  } catch (err) {
-    return asDictumError(err)
-  }
-  return logprobs && !session.capabilities.logprobs ? logprobsRefused() : null
-}
-
-/** `include` logprobs on an engine whose results carry no confidences. */
-function logprobsRefused(): DictumError {
-  return errors.INVALID_REQUEST(
-    'include item.input_audio_transcription.logprobs: this engine gives no word or token confidences (engines that do show capabilities.logprobs in GET /v1/engines).',
-    { extra: { param: 'include' } },
-  )
 }
 
 /** The close code and reason of an error that ends the session. */
