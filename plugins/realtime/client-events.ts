@@ -11,7 +11,13 @@
 
 import { isDictumError } from '../../kernel/errors.ts'
 import type { ServerVad } from '../../live/types.ts'
-import { MAX_KEYWORD_CHARS, MAX_KEYWORDS, parseKeywords } from '../openai/request-fields.ts'
+import {
+  MAX_KEYWORD_CHARS,
+  MAX_KEYWORDS,
+  MAX_LANGUAGES,
+  parseKeywords,
+  parseLanguages,
+} from '../openai/request-fields.ts'
 
 /** OpenAI's `semantic_vad` eagerness. */
 export type Eagerness = 'low' | 'medium' | 'high' | 'auto'
@@ -258,10 +264,9 @@ function readTranscription(value: unknown, param: string, patch: SessionPatch): 
         `${param}.languages`,
       )
     }
-    const languages = stringList(transcription.languages, `${param}.languages`, 32)
     // languages replaces language (and an empty list clears both)
     patch.language = undefined
-    patch.languages = languages.length > 0 ? languages : undefined
+    patch.languages = readLanguages(transcription.languages, `${param}.languages`)
   }
   if (transcription.prompt !== undefined) {
     patch.prompt = optionalString(transcription.prompt, `${param}.prompt`) || undefined
@@ -296,6 +301,17 @@ function readKeywords(value: unknown, param: string): string[] {
     }
   }
   return parseKeywords(value as string[])
+}
+
+/** OpenAI's `languages`, with the file route's rules (ISO 639-1 codes, bounded, lower-cased, each once). */
+function readLanguages(value: unknown, param: string): string[] | undefined {
+  const list = stringList(value, param, MAX_LANGUAGES)
+  try {
+    return parseLanguages(list, undefined)
+  } catch (err) {
+    if (!isDictumError(err)) throw err
+    throw new Problem('invalid_value', `${param} must hold ISO-639-1 codes such as "en".`, param)
+  }
 }
 
 function readInclude(value: unknown, param: string, patch: SessionPatch): void {

@@ -247,6 +247,10 @@ t.test('languages: at least one the engine transcribes; never with language', { 
   t.equal(none.error.param, 'languages')
   t.match(none.error.message, /it does: en/, 'names the engine languages')
 
+  const code = await update(client, { transcription: { languages: ['en', 'english!'] } })
+  t.equal(code.type, 'error', 'not a language code')
+  t.equal(code.error.param, 'session.audio.input.transcription.languages')
+
   const both = await update(client, { transcription: { language: 'en', languages: ['en'] } })
   t.equal(both.type, 'error')
   t.equal(both.error.param, 'session.audio.input.transcription.languages')
