@@ -6,39 +6,18 @@
  * wrong kind, gives a {@link ProtocolProblem} (sent back as an `error` event); nothing of it is applied.
  * Unknown fields are ignored, as OpenAI's own optional ones that change nothing here (`delay`,
  * `create_response`, `interrupt_response`, `idle_timeout_ms`) are; `noise_reduction` other than null is refused
- * (dictum has no denoiser: docs/realtime.md).
+ * (dictum has no denoiser: docs/realtime.md). The fields openai 7.x added are read in session-fields.ts.
  */
-
-import { isDictumError } from '../../kernel/errors.ts'
 import type { ServerVad } from '../../live/types.ts'
 import {
-  MAX_KEYWORD_CHARS,
-  MAX_KEYWORDS,
-  MAX_LANGUAGES,
-  parseKeywords,
-  parseLanguages,
-} from '../openai/request-fields.ts'
-
-/** OpenAI's `semantic_vad` eagerness. */
-export type Eagerness = 'low' | 'medium' | 'high' | 'auto'
-
-/**
- * `semantic_vad` on dictum's VAD: the silence that ends a turn by eagerness, a quarter of the longest wait
- * OpenAI gives each (8 s, 4 s, 2 s; `auto` is `medium`). dictum has no model of whether a sentence is
- * finished, so the wait is fixed.
- */
-export const SEMANTIC_SILENCE_MS: Record<Eagerness, number> = {
-  low: 2000,
-  medium: 1000,
-  high: 500,
-  auto: 1000,
-}
-
-/** The session's turn detection: `server_vad`, or `semantic_vad` (its eagerness kept to show it back). */
-export type RealtimeTurnDetection = ServerVad & { eagerness?: Eagerness }
-
-/** The one value of OpenAI's `include`. */
-export const INCLUDE_LOGPROBS = 'item.input_audio_transcription.logprobs'
+  Problem,
+  type RealtimeTurnDetection,
+  readInclude,
+  readKeywords,
+  readLanguages,
+  readNoiseReduction,
+  readSemanticVad,
+} from './session-fields.ts'
 
 /** What a `session.update` changes; absent keys stay as they are. */
 export interface SessionPatch {
@@ -96,16 +75,6 @@ const CONVERSATION_EVENTS = new Set([
 ])
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-
-class Problem extends Error {
-  constructor(
-    readonly code: string,
-    readonly detail: string,
-    readonly param: string | null,
-  ) {
-    super(detail)
-  }
-}
 
 type Json = Record<string, unknown>
 
@@ -197,7 +166,8 @@ function readGaSession(session: unknown): SessionPatch {
     )
   }
   const patch: SessionPatch = {}
-  readInclude(s.include, 'session.include', patch)
+  const logprobs = readInclude(s.include, 'session.include')
+  if (logprobs !== undefined) patch.logprobs = logprobs
   const audio = optionalObject(s.audio, 'session.audio')
   const input = audio && optionalObject(audio.input, 'session.audio.input')
   if (!input) return patch
@@ -233,7 +203,8 @@ function readBetaSession(session: unknown): SessionPatch {
     )
   }
   if (s.input_audio_format === 'pcm16') patch.inputSampleRate = 24000
-  readInclude(s.include, 'session.include', patch)
+  const logprobs = readInclude(s.include, 'session.include')
+  if (logprobs !== undefined) patch.logprobs = logprobs
   readNoiseReduction(s.input_audio_noise_reduction, 'session.input_audio_noise_reduction')
   readTranscription(s.input_audio_transcription, 'session.input_audio_transcription', patch)
   if (s.turn_detection !== undefined) {
@@ -275,92 +246,11 @@ function readTranscription(value: unknown, param: string, patch: SessionPatch): 
     patch.keywords = readKeywords(transcription.keywords, `${param}.keywords`)
 }
 
-/**
- * OpenAI's `keywords`, with the file route's rules and bounds (plugins/openai/request-fields.ts): refused
- * whole when one entry is not one word or phrase; the error names the entry by its index and, as every
- * realtime error, quotes nothing the client sent.
- */
-function readKeywords(value: unknown, param: string): string[] {
-  if (value === null) return []
-  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
-    throw new Problem('invalid_type', `${param} must be an array of strings.`, param)
-  }
-  if (value.length > MAX_KEYWORDS) {
-    throw new Problem('invalid_value', `${param} takes at most ${MAX_KEYWORDS} entries.`, param)
-  }
-  for (const [index, entry] of (value as string[]).entries()) {
-    try {
-      parseKeywords([entry])
-    } catch (err) {
-      if (!isDictumError(err)) throw err
-      throw new Problem(
-        'invalid_value',
-        `${param}[${index}] must be one word or phrase (not blank, no <, >, carriage return, line feed or control characters, at most ${MAX_KEYWORD_CHARS} characters).`,
-        `${param}[${index}]`,
-      )
-    }
-  }
-  return parseKeywords(value as string[])
-}
-
-/** OpenAI's `languages`, with the file route's rules (ISO 639-1 codes, bounded, lower-cased, each once). */
-function readLanguages(value: unknown, param: string): string[] | undefined {
-  const list = stringList(value, param, MAX_LANGUAGES)
-  try {
-    return parseLanguages(list, undefined)
-  } catch (err) {
-    if (!isDictumError(err)) throw err
-    throw new Problem('invalid_value', `${param} must hold ISO-639-1 codes such as "en".`, param)
-  }
-}
-
-function readInclude(value: unknown, param: string, patch: SessionPatch): void {
-  if (value === undefined) return
-  const include = value === null ? [] : stringList(value, param, 8)
-  for (const [index, entry] of include.entries()) {
-    if (entry !== INCLUDE_LOGPROBS) {
-      throw new Problem(
-        'invalid_value',
-        `${param}[${index}] must be "${INCLUDE_LOGPROBS}".`,
-        `${param}[${index}]`,
-      )
-    }
-  }
-  patch.logprobs = include.length > 0
-}
-
-/** null (or absent) is the one value: dictum has no denoiser, and says so rather than ignore the request. */
-function readNoiseReduction(value: unknown, param: string): void {
-  if (value === undefined || value === null) return
-  throw new Problem(
-    'unsupported_value',
-    `${param}: dictum has no noise reduction; set it to null or leave it out (docs/realtime.md).`,
-    param,
-  )
-}
-
-function stringList(value: unknown, param: string, max: number): string[] {
-  if (!Array.isArray(value) || value.some((entry) => typeof entry !== 'string')) {
-    throw new Problem('invalid_type', `${param} must be an array of strings.`, param)
-  }
-  if (value.length > max) throw new Problem('invalid_value', `${param} has more than ${max} entries.`, param)
-  for (const [index, entry] of (value as string[]).entries()) {
-    if (entry.length === 0 || entry.length > 64) {
-      throw new Problem(
-        'invalid_value',
-        `${param}[${index}] must be 1 to 64 characters.`,
-        `${param}[${index}]`,
-      )
-    }
-  }
-  return value as string[]
-}
-
 /** `server_vad` with OpenAI's defaults for absent fields; `semantic_vad` by its eagerness; null: off. */
 function readTurnDetection(value: unknown, param: string): RealtimeTurnDetection | null {
   if (value === null) return null
   const td = requireObject(value, param)
-  if (td.type === 'semantic_vad') return readSemanticVad(td, param)
+  if (td.type === 'semantic_vad') return readSemanticVad(td, param, DEFAULT_SERVER_VAD)
   if (td.type !== undefined && td.type !== 'server_vad') {
     throw new Problem(
       'invalid_value',
@@ -377,23 +267,6 @@ function readTurnDetection(value: unknown, param: string): RealtimeTurnDetection
     silenceDurationMs:
       integerIn(td.silence_duration_ms, 0, 10_000, `${param}.silence_duration_ms`) ??
       DEFAULT_SERVER_VAD.silenceDurationMs,
-  }
-}
-
-/** `semantic_vad`: dictum's VAD at OpenAI's server_vad threshold and padding, the silence by eagerness. */
-function readSemanticVad(td: Json, param: string): RealtimeTurnDetection {
-  const eagerness = td.eagerness ?? 'auto'
-  if (typeof eagerness !== 'string' || !Object.hasOwn(SEMANTIC_SILENCE_MS, eagerness)) {
-    throw new Problem(
-      'invalid_value',
-      `${param}.eagerness must be "low", "medium", "high" or "auto".`,
-      `${param}.eagerness`,
-    )
-  }
-  return {
-    ...DEFAULT_SERVER_VAD,
-    silenceDurationMs: SEMANTIC_SILENCE_MS[eagerness as Eagerness],
-    eagerness: eagerness as Eagerness,
   }
 }
 

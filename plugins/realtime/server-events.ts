@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { DictumError } from '../../kernel/errors.ts'
-import { type EventShape, INCLUDE_LOGPROBS, type RealtimeTurnDetection } from './client-events.ts'
+import type { EventShape } from './client-events.ts'
+import { INCLUDE_LOGPROBS, type RealtimeTurnDetection } from './session-fields.ts'
 
 /** The session's effective settings, as the client sees them. */
 export interface SessionSettings {
