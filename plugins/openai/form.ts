@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify'
 import { errors } from '../../kernel/errors.ts'
 import { secondFilePart } from '../transcribe/input.ts'
+import { MAX_KEYWORDS, MAX_LANGUAGES } from './request-fields.ts'
 
 export interface UploadedFile {
   data: Buffer
@@ -21,6 +22,8 @@ export interface TranscriptionForm {
 
 /** Form fields are short; a prompt is the longest one clients send. */
 const FIELD_BYTES = 256 * 1024
+/** Room for the keywords and languages a request may carry (request-fields.ts) beside the other fields. */
+const MAX_FIELDS = MAX_KEYWORDS + MAX_LANGUAGES + 64
 /** Room for the form's other fields and part headers beside the audio file. */
 const FORM_OVERHEAD_BYTES = 1024 * 1024
 
@@ -45,7 +48,9 @@ export async function readTranscriptionForm(
     bytes += more
     if (bytes > formLimit(fileSizeLimit)) throw errors.REQUEST_TOO_LARGE()
   }
-  const parts = request.parts({ limits: { fileSize: fileSizeLimit, fieldSize: FIELD_BYTES, fields: 64 } })
+  const parts = request.parts({
+    limits: { fileSize: fileSizeLimit, fieldSize: FIELD_BYTES, fields: MAX_FIELDS },
+  })
   for await (const part of parts) {
     count(Buffer.byteLength(part.fieldname))
     if (part.type === 'file') {

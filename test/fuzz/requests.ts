@@ -51,7 +51,13 @@ export interface Payloads {
   longText: string
 }
 
-const AUDIO_ROUTES = new Set(['/v1/transcribe', '/v1/dictate', '/v1/audio/transcriptions'])
+const AUDIO_ROUTES = new Set([
+  '/v1/transcribe',
+  '/v1/dictate',
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+])
+const OPENAI_AUDIO_ROUTES = new Set(['/v1/audio/transcriptions', '/v1/audio/translations'])
 
 const knownIds = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${prefix}${String(i).padStart(4, '0')}`)
@@ -417,7 +423,7 @@ function multipart(rng: Prng, route: string): { contentType: string; body: Buffe
     )
   if (rng.chance(0.1)) file('file', 'second.wav', 'audio/wav', WAV)
   if (rng.chance(0.1)) file('extra', 'x.bin', 'application/octet-stream', Buffer.alloc(rng.length(200_000)))
-  if (route === '/v1/audio/transcriptions' || rng.chance(0.2)) {
+  if (OPENAI_AUDIO_ROUTES.has(route) || rng.chance(0.2)) {
     if (rng.chance(0.85))
       field(
         'model',
@@ -425,6 +431,8 @@ function multipart(rng: Prng, route: string): { contentType: string; body: Buffe
           'whisper-1',
           'whisper-1',
           'gpt-4o-transcribe',
+          'gpt-transcribe',
+          'gpt-live-transcribe',
           'fixture-echo',
           'pocketsphinx',
           'sherpa-onnx',
@@ -441,6 +449,7 @@ function multipart(rng: Prng, route: string): { contentType: string; body: Buffe
     if (rng.chance(0.2)) field('timestamp_granularities[]', rng.pick(['word', 'segment', 'char', '']))
     if (rng.chance(0.2)) field('language', rng.pick(['en', 'xx', '', 'english']))
     if (rng.chance(0.15)) field('prompt', hostileString(rng, 300_000))
+    openAiCurrentFields(rng, field)
   }
   if (route === '/v1/dictate' && rng.chance(0.5)) field('appName', hostileString(rng, 1500))
   if (rng.chance(0.05)) for (let i = 0; i < 70; i++) field(`f${i}`, 'x')
@@ -516,6 +525,7 @@ function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: s
       return multipart(rng, route.path)
     }
     case 'POST /v1/audio/transcriptions':
+    case 'POST /v1/audio/translations':
       if (rng.chance(0.1)) return json(audioJson(rng, payloads, route.path))
       return multipart(rng, route.path)
   }
@@ -945,4 +955,37 @@ export function buildPayloads(token: string): Payloads {
     longAudioJson: Buffer.from(JSON.stringify({ audioBase64: longWav.toString('base64'), appName: 'fuzz' })),
     longText: 'lorem ipsum e-mail wi-fi '.repeat(36_000),
   }
+}
+
+/** The fields of OpenAI's current API (issue 24): keywords, languages, include, chunking, diarization. */
+function openAiCurrentFields(rng: Prng, field: (name: string, value: string) => void): void {
+  if (rng.chance(0.2)) {
+    const count = rng.chance(0.1) ? 150 : rng.int(1, 4)
+    for (let i = 0; i < count; i++)
+      field(
+        rng.pick(['keywords[]', 'keywords']),
+        rng.pick(['Kubernetes', 'New York', '<b>', 'a\r\nb', '', 'x'.repeat(300), hostileString(rng, 200)]),
+      )
+  }
+  if (rng.chance(0.15))
+    for (let i = rng.int(1, 3); i > 0; i--) field('languages[]', rng.pick(['en', 'fr', 'xx', '', 'english']))
+  if (rng.chance(0.15)) field('include[]', rng.pick(['logprobs', 'logprobs', 'tokens', '']))
+  if (rng.chance(0.15))
+    field(
+      'chunking_strategy',
+      rng.pick(['auto', 'null', '', '{"type":"server_vad","threshold":0.4}', '{', '[]']),
+    )
+  if (rng.chance(0.1)) {
+    field('chunking_strategy[type]', rng.pick(['server_vad', 'semantic_vad', '']))
+    field(
+      rng.pick([
+        'chunking_strategy[threshold]',
+        'chunking_strategy[silence_duration_ms]',
+        'chunking_strategy[x]',
+      ]),
+      rng.pick(['0.5', '-1', '1e999', 'abc', '300']),
+    )
+  }
+  if (rng.chance(0.05)) field('known_speaker_names[]', 'agent')
+  if (rng.chance(0.05)) field('response_format', 'diarized_json')
 }

@@ -91,11 +91,16 @@ t.test("the OpenAI-compatible routes use OpenAI's field names", async (t) => {
   const op = doc.paths['/v1/audio/transcriptions'].post
   const form = op.requestBody.content['multipart/form-data'].schema
   t.same(Object.keys(form.properties).sort(), [
+    'chunking_strategy',
     'file',
+    'include[]',
+    'keywords[]',
     'language',
+    'languages[]',
     'model',
     'prompt',
     'response_format',
+    'stream',
     'temperature',
     'timestamp_granularities[]',
   ])

@@ -113,6 +113,7 @@ t.test('definition: display name and capabilities', async (t) => {
     languages: ['en'],
     maxAudioSeconds: 60,
     streaming: true,
+    logprobs: true,
   })
   t.equal(pocketsphinx.isolation, 'process')
 })

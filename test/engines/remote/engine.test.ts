@@ -36,6 +36,43 @@ async function failure(promise: Promise<unknown>): Promise<DictumError> {
   return error
 }
 
+t.test("OpenAI's current fields go upstream when the model takes them", async (t) => {
+  const server = await startTranscriptionServer(t, () => ({ json: { text: 'hello' } }))
+  const words = [{ text: 'Kubernetes', weight: null, aliases: ['cube'] }]
+  const request = { samples, customWords: words, language: 'de', languages: ['de', 'fr'], prompt: 'p' }
+  const guided = engine(t, { baseUrl: server.baseUrl, model: 'gpt-transcribe' })
+  t.equal(
+    remote.capabilities(Value.Default(remote.optionsSchema, { model: 'gpt-transcribe' }) as RemoteOptions)
+      .customWords,
+    true,
+  )
+  await guided.transcribe(request)
+  t.same(
+    server.uploads[0]!.fields,
+    {
+      model: ['gpt-transcribe'],
+      response_format: ['json'],
+      'languages[]': ['de', 'fr'],
+      prompt: ['p'],
+      'keywords[]': ['Kubernetes'],
+    },
+    'gpt-transcribe: keywords[] and languages[] (no language beside them), json',
+  )
+  const whisper = engine(t, { baseUrl: server.baseUrl, model: 'whisper-1' })
+  await whisper.transcribe(request)
+  t.same(server.uploads[1]!.fields.language, ['de'], 'whisper-1: the one language')
+  t.notOk('keywords[]' in server.uploads[1]!.fields, 'and no keywords')
+  t.notOk('languages[]' in server.uploads[1]!.fields)
+  const forced = engine(t, { baseUrl: server.baseUrl, model: 'whisper-1', keywords: true, languages: true })
+  await forced.transcribe(request)
+  t.same(server.uploads[2]!.fields['keywords[]'], ['Kubernetes'], 'keywords: true sends them to any model')
+  t.same(server.uploads[2]!.fields['languages[]'], ['de', 'fr'])
+  const translating = engine(t, { baseUrl: server.baseUrl, model: 'whisper-1', translate: true })
+  await translating.transcribe({ ...request, task: 'translate' })
+  t.equal(server.uploads[3]!.url, '/v1/audio/translations')
+  t.same(Object.keys(server.uploads[3]!.fields).sort(), ['model', 'prompt', 'response_format'])
+})
+
 const scripted =
   (replies: Reply[]) =>
   (_: unknown, index: number): Reply =>

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net'
 import type { Test } from 'tap'
 
 export interface Upload {
+  /** The request's path, e.g. `/v1/audio/transcriptions`. */
+  url: string
   headers: http.IncomingHttpHeaders
   fields: Record<string, string[]>
   file: { name: string; type: string; bytes: Buffer } | null
@@ -60,7 +62,7 @@ async function parseUpload(req: http.IncomingMessage, raw: Buffer): Promise<Uplo
       else file = { name: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) }
     }
   }
-  return { headers: req.headers, fields, file }
+  return { url: req.url ?? '', headers: req.headers, fields, file }
 }
 
 export async function startTranscriptionServer(

@@ -26,6 +26,8 @@ t.test('defaults: Parakeet TDT v2, beam search, custom words', async (t) => {
     languages: ['en'],
     maxAudioSeconds: 60,
     streaming: false,
+    logprobs: true,
+    translate: false,
   })
   t.equal(engine.isolation, 'process')
 })
@@ -51,6 +53,15 @@ t.test('capabilities per family', async (t) => {
     t.equal(caps.maxAudioSeconds, maxAudioSeconds, `${JSON.stringify(raw)} maxAudioSeconds`)
     if (languages) t.same(caps.languages, languages, `${JSON.stringify(raw)} languages`)
   }
+})
+
+t.test('log probabilities from transducers, translation from Whisper', async (t) => {
+  const caps = (raw: Record<string, unknown>) => engine.capabilities(options(raw))
+  t.equal(caps({ model: 'parakeet-tdt-0.6b-v2' }).logprobs, true, 'a transducer reports token scores')
+  t.equal(caps({ model: 'parakeet-tdt-ctc-110m-en' }).logprobs, false, 'a CTC model does not')
+  t.equal(caps({ model: 'whisper-tiny.en' }).logprobs, false)
+  t.equal(caps({ model: 'whisper-tiny.en' }).translate, true, 'Whisper translates')
+  t.equal(caps({ model: 'parakeet-tdt-0.6b-v2' }).translate, false)
 })
 
 t.test('display names: catalog name, or what the custom folder is', async (t) => {

@@ -43,7 +43,10 @@ t.test('model: OpenAI names, engine ids, catalog models, errors naming what exis
   t.equal(missing.status, 404, 'a catalog model that is not installed')
   t.equal(missing.json.error.param, 'model')
   t.match(missing.json.error.message, /not installed \(run: dictum models pull parakeet-tdt-0\.6b-v2\)/)
-  t.match(missing.json.error.message, /Available models: whisper-1, .*pocketsphinx.*fixture-echo/)
+  t.match(
+    missing.json.error.message,
+    /Available models: gpt-transcribe, .*whisper-1, .*pocketsphinx.*fixture-echo/,
+  )
 
   const vad = await transcribe(app, { model: 'silero-vad' })
   t.equal(vad.status, 400, 'the VAD is not a speech model')

@@ -59,7 +59,7 @@ t.test('one delta per piece; the deltas make the done text, the non-streamed tex
   t.equal(response.headers.get('cache-control'), 'no-cache')
   const received = events(await response.text())
   const done = received.pop()!
-  t.same(Object.keys(done).sort(), ['text', 'type'])
+  t.same(Object.keys(done).sort(), ['languages', 'text', 'type'])
   t.equal(done.type, 'transcript.text.done')
   t.equal(done.text, plain.text, 'the done text is the non-streamed text')
   t.equal(received.length, 11, 'a delta for each of the 11 one-second pieces')

@@ -57,7 +57,7 @@ t.test('every response format, exactly', async (t) => {
   const json = await transcribe(app, { model: 'whisper-1' })
   t.equal(json.statusCode, 200)
   t.match(json.headers['content-type'], /^application\/json/)
-  t.same(json.json(), { text }, 'json (the default) is {text}')
+  t.same(json.json(), { text, languages: [{ code: 'en' }] }, 'json (the default) is {text, languages}')
 
   const plain = await transcribe(app, { model: 'whisper-1', response_format: 'text' })
   t.match(plain.headers['content-type'], /^text\/plain/)
@@ -69,7 +69,7 @@ t.test('every response format, exactly', async (t) => {
   ).json()
   t.same(
     Object.keys(verbose).sort(),
-    ['duration', 'language', 'segments', 'task', 'text'],
+    ['duration', 'language', 'languages', 'segments', 'task', 'text'],
     'no words from an engine without word timings',
   )
   t.match(verbose, { task: 'transcribe', text, duration: seconds })
@@ -132,9 +132,18 @@ t.test('model: an engine id picks that engine; any other name uses the selected 
       engines: { remote: { baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'DICTUM_TEST_UNSET_KEY' } },
     },
   })
-  t.same((await transcribe(app, { model: 'gpt-4o-transcribe' })).json(), {
-    text: `heard ${GO_FRAMES} samples`,
-  })
+  for (const model of [
+    'gpt-4o-transcribe',
+    'gpt-transcribe',
+    'gpt-live-transcribe',
+    'gpt-realtime-whisper',
+  ]) {
+    t.same(
+      (await transcribe(app, { model })).json(),
+      { text: `heard ${GO_FRAMES} samples`, languages: [{ code: 'en' }] },
+      `${model} is the selected engine`,
+    )
+  }
   const remote = await transcribe(app, { model: 'remote' })
   t.equal(remote.statusCode, 503, 'the remote engine without a key is unavailable')
   t.match(remote.json(), {
