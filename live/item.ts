@@ -15,6 +15,7 @@ export const SAMPLE_RATE = 16000
 export interface ItemRequest {
   customWords: EngineCustomWord[]
   language?: string
+  languages?: string[]
   prompt?: string
 }
 

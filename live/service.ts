@@ -9,7 +9,7 @@ import { errors } from '../kernel/errors.ts'
 import type { EngineRegistry } from '../kernel/registry.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
-import { checkLanguage } from '../plugins/transcribe/service.ts'
+import { checkLanguage, languageAmong } from '../plugins/transcribe/service.ts'
 import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
 import { LiveSessionImpl } from './session.ts'
@@ -64,6 +64,7 @@ export class LiveSessions implements LiveService {
     const engine = await engines.acquire(options.engineId, options.model)
     try {
       checkLanguage(options.language, engine)
+      if (options.languages) languageAmong(options.languages, engine)
       const segmenter = await vad.segmenter()
       if (options.turnDetection && !segmenter) {
         throw errors.MODEL_NOT_INSTALLED(

@@ -10,9 +10,12 @@ import { createResampler, type Resampler } from '../audio/resampler.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
 import { type DictumError, errors } from '../kernel/errors.ts'
-import type { AcquiredEngine } from '../kernel/registry.ts'
+import type { AcquiredEngine, ReportedCapabilities } from '../kernel/registry.ts'
 import type { DictionaryService } from '../plugins/dictionary/service.ts'
 import type { HistoryService } from '../plugins/history/service.ts'
+import { requestWords } from '../plugins/openai/request-fields.ts'
+import { resultTokens } from '../plugins/transcribe/logprobs.ts'
+import { languageAmong, withRequestWords } from '../plugins/transcribe/service.ts'
 import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { InputQueue } from './input-queue.ts'
@@ -45,7 +48,7 @@ interface OpenItem {
   done: boolean
 }
 
-type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt'>
+type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'languages' | 'prompt' | 'keywords'>
 
 export class LiveSessionImpl implements LiveSession {
   readonly id = `sess_${randomUUID().replaceAll('-', '')}`
@@ -92,7 +95,9 @@ export class LiveSessionImpl implements LiveSession {
     this.#settings = {
       turnDetection: options.turnDetection,
       ...(options.language === undefined ? {} : { language: options.language }),
+      ...(options.languages === undefined ? {} : { languages: options.languages }),
       ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+      ...(options.keywords === undefined ? {} : { keywords: options.keywords }),
     }
     this.#streaming = deps.engine.capabilities.streaming === true
     this.#resampler = createResampler(this.#inputRate, SAMPLE_RATE)
@@ -104,6 +109,11 @@ export class LiveSessionImpl implements LiveSession {
     this.#recent = new RecentAudio(WINDOW)
     this.#applyTurnDetection(options.turnDetection)
     this.#armIdle()
+  }
+
+  get engine(): { displayName: string; capabilities: Readonly<ReportedCapabilities> } {
+    const { displayName, capabilities } = this.#deps.engine
+    return { displayName, capabilities }
   }
 
   append(pcm16: Uint8Array): void {
@@ -282,10 +292,16 @@ export class LiveSessionImpl implements LiveSession {
 
   #newItem(start: number): OpenItem {
     const { engine, dictionary } = this.#deps
+    const { prompt, keywords, languages } = this.#settings
+    const language = languages ? languageAmong(languages, engine) : this.#settings.language
+    // the session's keywords join the dictionary's words for its items only; the dictionary is not changed
     const customWords = engine.capabilities.customWords
-      ? dictionary.customWords().map((w) => ({ text: w.text, weight: w.weight, aliases: [...w.aliases] }))
+      ? withRequestWords(dictionary.customWords(), requestWords(keywords ?? [])).map((w) => ({
+          text: w.text,
+          weight: w.weight,
+          aliases: [...w.aliases],
+        }))
       : []
-    const { language, prompt } = this.#settings
     const triggers = dictionary.listReplacements().items.flatMap((rule) => rule.triggers)
     const open: OpenItem = {
       item: new LiveItem({
@@ -296,6 +312,7 @@ export class LiveSessionImpl implements LiveSession {
         request: {
           customWords,
           ...(language === undefined ? {} : { language }),
+          ...(languages && languages.length > 1 ? { languages } : {}),
           ...(prompt === undefined ? {} : { prompt }),
         },
         onPartial: (text) => this.#partial(open, text),
@@ -383,6 +400,7 @@ export class LiveSessionImpl implements LiveSession {
       type: 'completed',
       itemId: item.id,
       transcript: final.transcript,
+      tokens: resultTokens(result),
       rawText: result.text.trim(),
       revised: final.revised,
       startSeconds: offset,

@@ -9,8 +9,9 @@
  * it. Each item gets append-only `delta`s whose concatenation is exactly its `completed` transcript, and,
  * for clients that want the engine's revising guess, `partial`s with the whole current hypothesis.
  */
-import type { TranscriptWord } from '../kernel/contracts/engine.ts'
+import type { TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
 import type { DictumError } from '../kernel/errors.ts'
+import type { ReportedCapabilities } from '../kernel/registry.ts'
 
 /** Server-side turn detection (OpenAI `turn_detection: { type: 'server_vad', ... }`), Silero VAD. */
 export interface ServerVad {
@@ -29,7 +30,17 @@ export interface LiveSessionOptions {
   /** With `engineId`: this installed catalog model instead of the one the engine's options name. */
   model?: string
   language?: string
+  /**
+   * OpenAI's `languages` (never with `language`): the engine must transcribe one of them (checked at open);
+   * its hint is the first it transcribes, as for files (plugins/transcribe/service.ts `languageAmong`).
+   */
+  languages?: string[]
   prompt?: string
+  /**
+   * Words or phrases for this session only (OpenAI's `keywords`), added to the dictionary's custom words
+   * when the engine has the `customWords` capability (checked by the caller: plugins/openai/request-fields.ts).
+   */
+  keywords?: string[]
   /** null: the client commits each utterance (OpenAI `turn_detection: null`). */
   turnDetection: ServerVad | null
   /** Sample rate of the PCM the client appends: 16000 or 24000 (resampled to 16 kHz inside). */
@@ -54,6 +65,11 @@ export type LiveEvent =
       itemId: string
       /** The final text, replacement rules applied. */
       transcript: string
+      /**
+       * The engine's tokens with log-probabilities (plugins/transcribe/logprobs.ts), spelling `rawText`; null
+       * when the engine gave no certainty.
+       */
+      tokens: TranscriptToken[] | null
       /** The engine's final text before replacements. */
       rawText: string
       /**
@@ -98,8 +114,14 @@ export interface LiveSession {
   commit(): void
   /** Drops audio not yet committed (OpenAI `input_audio_buffer.clear`). */
   clear(): void
-  /** Changes turn detection, language, prompt; applies from the next item. */
-  update(options: Partial<Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'prompt'>>): void
+  /** The session's engine: its name and what it can do (e.g. whether `keywords` reach it: `customWords`). */
+  readonly engine: { readonly displayName: string; readonly capabilities: Readonly<ReportedCapabilities> }
+  /** Changes turn detection, language(s), prompt, keywords; applies from the next item (languages unchecked). */
+  update(
+    options: Partial<
+      Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'languages' | 'prompt' | 'keywords'>
+    >,
+  ): void
   /** Completes (or cancels, with `{ cancel: true }`) the open item and releases the engine. Safe to call twice. */
   close(options?: { cancel?: boolean }): Promise<void>
 }

@@ -4,19 +4,35 @@
  * (`transcription_session.update` with `input_audio_format`, `input_audio_transcription`), and
  * `input_audio_buffer.append` / `.commit` / `.clear`. A frame that is not one of these, or has a field of the
  * wrong kind, gives a {@link ProtocolProblem} (sent back as an `error` event); nothing of it is applied.
- * Unknown fields are ignored, as OpenAI's own optional ones (`noise_reduction`, `include`, `delay`) are: they
- * change nothing here.
+ * Unknown fields are ignored, as OpenAI's own optional ones that change nothing here (`delay`,
+ * `create_response`, `interrupt_response`, `idle_timeout_ms`) are; `noise_reduction` other than null is refused
+ * (dictum has no denoiser: docs/realtime.md). The fields openai 7.x added are read in session-fields.ts.
  */
 import { thresholdProblem } from '../../live/turn-detector.ts'
 import type { ServerVad } from '../../live/types.ts'
+import {
+  Problem,
+  type RealtimeTurnDetection,
+  readInclude,
+  readKeywords,
+  readLanguages,
+  readNoiseReduction,
+  readSemanticVad,
+} from './session-fields.ts'
 
 /** What a `session.update` changes; absent keys stay as they are. */
 export interface SessionPatch {
   /** The transcription model as the client named it (mapped to an engine by the connection). */
   model?: string
   language?: string | undefined
+  /** OpenAI's `languages`: the audio is in one of these (a patch never holds both this and `language`). */
+  languages?: string[] | undefined
   prompt?: string | undefined
-  turnDetection?: ServerVad | null
+  /** OpenAI's `keywords` (checked); `[]` clears them. */
+  keywords?: string[]
+  /** `include: ["item.input_audio_transcription.logprobs"]` (true) or `[]` / null (false). */
+  logprobs?: boolean
+  turnDetection?: RealtimeTurnDetection | null
   inputSampleRate?: 16000 | 24000
 }
 
@@ -67,16 +83,6 @@ export const MAX_EVENT_ID_LENGTH = 512
  * parses large frames off the event loop): the bytes, null when not base64, undefined when not a string.
  */
 export type ParsedFrame = { ok: false } | { ok: true; value: unknown; audio: Uint8Array | null | undefined }
-
-class Problem extends Error {
-  constructor(
-    readonly code: string,
-    readonly detail: string,
-    readonly param: string | null,
-  ) {
-    super(detail)
-  }
-}
 
 type Json = Record<string, unknown>
 
@@ -173,9 +179,12 @@ function readGaSession(session: unknown): SessionPatch {
     )
   }
   const patch: SessionPatch = {}
+  const logprobs = readInclude(s.include, 'session.include')
+  if (logprobs !== undefined) patch.logprobs = logprobs
   const audio = optionalObject(s.audio, 'session.audio')
   const input = audio && optionalObject(audio.input, 'session.audio.input')
   if (!input) return patch
+  readNoiseReduction(input.noise_reduction, 'session.audio.input.noise_reduction')
   const format = optionalObject(input.format, 'session.audio.input.format')
   if (format) {
     if (format.type !== undefined && format.type !== 'audio/pcm') {
@@ -207,6 +216,9 @@ function readBetaSession(session: unknown): SessionPatch {
     )
   }
   if (s.input_audio_format === 'pcm16') patch.inputSampleRate = 24000
+  const logprobs = readInclude(s.include, 'session.include')
+  if (logprobs !== undefined) patch.logprobs = logprobs
+  readNoiseReduction(s.input_audio_noise_reduction, 'session.input_audio_noise_reduction')
   readTranscription(s.input_audio_transcription, 'session.input_audio_transcription', patch)
   if (s.turn_detection !== undefined) {
     patch.turnDetection = readTurnDetection(s.turn_detection, 'session.turn_detection')
@@ -228,17 +240,36 @@ function readTranscription(value: unknown, param: string, patch: SessionPatch): 
   if (transcription.language !== undefined) {
     patch.language = optionalString(transcription.language, `${param}.language`) || undefined
   }
+  if (transcription.languages !== undefined && transcription.languages !== null) {
+    if (patch.language !== undefined) {
+      throw new Problem(
+        'invalid_value',
+        `${param}: give language or languages, not both.`,
+        `${param}.languages`,
+      )
+    }
+    // languages replaces language (and an empty list clears both)
+    patch.language = undefined
+    patch.languages = readLanguages(transcription.languages, `${param}.languages`)
+  }
   if (transcription.prompt !== undefined) {
     patch.prompt = optionalString(transcription.prompt, `${param}.prompt`) || undefined
   }
+  if (transcription.keywords !== undefined)
+    patch.keywords = readKeywords(transcription.keywords, `${param}.keywords`)
 }
 
-/** `server_vad` with OpenAI's defaults for absent fields; `semantic_vad` is taken as `server_vad`; null: off. */
-function readTurnDetection(value: unknown, param: string): ServerVad | null {
+/** `server_vad` with OpenAI's defaults for absent fields; `semantic_vad` by its eagerness; null: off. */
+function readTurnDetection(value: unknown, param: string): RealtimeTurnDetection | null {
   if (value === null) return null
   const td = requireObject(value, param)
-  if (td.type !== undefined && td.type !== 'server_vad' && td.type !== 'semantic_vad') {
-    throw new Problem('invalid_value', `${param}.type must be "server_vad" or null.`, `${param}.type`)
+  if (td.type === 'semantic_vad') return readSemanticVad(td, param, DEFAULT_SERVER_VAD)
+  if (td.type !== undefined && td.type !== 'server_vad') {
+    throw new Problem(
+      'invalid_value',
+      `${param}.type must be "server_vad", "semantic_vad" or null.`,
+      `${param}.type`,
+    )
   }
   return {
     type: 'server_vad',

@@ -20,12 +20,15 @@ import { type DictumError, errors, isDictumError } from '../../kernel/errors.ts'
 import type { LiveEvent, LiveService, LiveSession } from '../../live/types.ts'
 import type { ModelChoice } from '../openai/model-choice.ts'
 import { parseBody, parseOffThread } from '../transcribe/json-body/parser.ts'
+import { toLogprobs } from '../transcribe/logprobs.ts'
+import { languageAmong } from '../transcribe/service.ts'
 import {
   type ClientCommand,
   DEFAULT_SERVER_VAD,
   type EventShape,
   type ParsedFrame,
   readClientEvent,
+  type SessionPatch,
 } from './client-events.ts'
 import {
   errorEvent,
@@ -62,6 +65,8 @@ export interface ConnectionDeps {
   selectedEngine: () => string
   /** The current `realtime` config (its limits apply from the next frame). */
   limits: () => Readonly<DictumConfig['realtime']>
+  /** Ids of the engines whose results carry confidences (for the error that sends a client to them). */
+  enginesWithLogprobs: () => Promise<string[]>
   log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void }
 }
 
@@ -96,7 +101,11 @@ export class RealtimeConnection {
       id: `sess_${randomBytes(10).toString('hex')}`,
       model: options.model ?? deps.selectedEngine(),
       language: undefined,
+      languages: undefined,
       prompt: undefined,
+      keywords: [],
+      keywordsApplied: false,
+      logprobs: false,
       turnDetection: { ...DEFAULT_SERVER_VAD },
       inputSampleRate: 24000,
     }
@@ -117,7 +126,7 @@ export class RealtimeConnection {
     // The default turn detection needs the VAD; without one (vad.enabled false, no model) the session opens
     // with turn_detection null, which session.created shows: the client then commits each item.
     if (!(await this.#open({ withoutVadIfNone: true }))) return
-    this.#send(sessionEvent(this.#options.shape, 'created', this.#settings))
+    this.#sendSession(this.#options.shape, 'created')
   }
 
   /** Opens the live session with the current settings; on refusal sends the error and closes. */
@@ -128,7 +137,9 @@ export class RealtimeConnection {
         {
           ...this.#choice,
           ...(s.language ? { language: s.language } : {}),
+          ...(s.languages ? { languages: s.languages } : {}),
           ...(s.prompt ? { prompt: s.prompt } : {}),
+          ...(s.keywords.length > 0 ? { keywords: s.keywords } : {}),
           turnDetection: s.turnDetection,
           inputSampleRate: s.inputSampleRate,
           history: { appName: this.#options.appName },
@@ -235,9 +246,20 @@ export class RealtimeConnection {
       choice.engineId !== this.#choice.engineId ||
       choice.model !== this.#choice.model ||
       (patch.inputSampleRate !== undefined && patch.inputSampleRate !== s.inputSampleRate)
+    const logprobs = patch.logprobs ?? s.logprobs
+    // refused whole, as any invalid update: nothing of it is applied (a new engine checks at its open)
+    const refusal = reopen || !this.#session ? null : await this.#refusal(patch, logprobs, this.#session)
+    if (refusal) {
+      this.#send(errorEvent(errorObject(refusal, command.eventId)))
+      return
+    }
     if (patch.model !== undefined) s.model = patch.model
     if ('language' in patch) s.language = patch.language
+    if ('languages' in patch) s.languages = patch.languages
+    else if ('language' in patch) s.languages = undefined
     if ('prompt' in patch) s.prompt = patch.prompt
+    if (patch.keywords !== undefined) s.keywords = patch.keywords
+    s.logprobs = logprobs
     if (patch.turnDetection !== undefined) s.turnDetection = patch.turnDetection
     if (patch.inputSampleRate !== undefined) s.inputSampleRate = patch.inputSampleRate
     this.#choice = choice
@@ -247,14 +269,46 @@ export class RealtimeConnection {
       this.#session = null
       await old?.close()
       if (!(await this.#open())) return
+      const opened = this.#session as LiveSession | null
+      if (opened && s.logprobs && !opened.engine.capabilities.logprobs) {
+        // the new engine has no confidences: said, and logprobs are off (session.updated shows it)
+        s.logprobs = false
+        this.#send(errorEvent(errorObject(await this.#logprobsRefused(opened), command.eventId)))
+      }
     } else {
       this.#session?.update({
         turnDetection: s.turnDetection,
         language: s.language,
+        languages: s.languages,
         prompt: s.prompt,
+        keywords: s.keywords,
       })
     }
-    this.#send(sessionEvent(command.shape, 'updated', s))
+    this.#sendSession(command.shape, 'updated')
+  }
+
+  /** What the live session's engine cannot do of an update that keeps it: languages it does not transcribe, logprobs. */
+  async #refusal(patch: SessionPatch, logprobs: boolean, session: LiveSession): Promise<DictumError | null> {
+    try {
+      if (patch.languages) languageAmong(patch.languages, session.engine)
+    } catch (err) {
+      return asDictumError(err)
+    }
+    return logprobs && !session.engine.capabilities.logprobs ? this.#logprobsRefused(session) : null
+  }
+
+  /** `include` logprobs on an engine whose results carry no confidences: the error names those that have them. */
+  async #logprobsRefused(session: LiveSession): Promise<DictumError> {
+    const able = await this.#deps.enginesWithLogprobs()
+    return errors.LOGPROBS_UNSUPPORTED(
+      `${session.engine.displayName} gives no token or word confidences. Engines that do: ${able.length > 0 ? able.join(', ') : 'none is configured'}.`,
+      { extra: { param: 'include' } },
+    )
+  }
+
+  #sendSession(shape: EventShape, what: 'created' | 'updated'): void {
+    this.#settings.keywordsApplied = this.#session?.engine.capabilities.customWords === true
+    this.#send(sessionEvent(shape, what, this.#settings))
   }
 
   #onLiveEvent(event: LiveEvent): void {
@@ -301,6 +355,7 @@ export class RealtimeConnection {
             item_id: event.itemId,
             content_index: 0,
             transcript: event.transcript,
+            ...(this.#settings.logprobs ? { logprobs: event.tokens && toLogprobs(event.tokens) } : {}),
             usage: {
               type: 'duration',
               seconds: Math.round((event.endSeconds - event.startSeconds) * 1000) / 1000,

@@ -14,6 +14,7 @@ import { errorBody, errors } from '../../kernel/errors.ts'
 import { onDraining } from '../../kernel/http/draining.ts'
 import { routePlugin } from '../../kernel/route-plugin.ts'
 import { chooseModel } from '../openai/model-choice.ts'
+import { enginesWithLogprobs } from '../transcribe/logprobs.ts'
 import { RealtimeConnection } from './connection.ts'
 
 /** The one subprotocol answered (OpenAI's browser clients offer it beside the token). */
@@ -112,6 +113,7 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
           chooseModel: mapModel,
           selectedEngine: () => configStore.current.speech.engine,
           limits: () => configStore.current.realtime,
+          enginesWithLogprobs: async () => enginesWithLogprobs(await engines.list()),
           log: request.log,
         },
         {

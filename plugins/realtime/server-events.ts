@@ -6,8 +6,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { DictumError } from '../../kernel/errors.ts'
-import type { ServerVad } from '../../live/types.ts'
 import type { EventShape } from './client-events.ts'
+import { INCLUDE_LOGPROBS, type RealtimeTurnDetection } from './session-fields.ts'
 
 /** The session's effective settings, as the client sees them. */
 export interface SessionSettings {
@@ -15,8 +15,14 @@ export interface SessionSettings {
   /** The transcription model as named by the client, or the engine that runs when none was named. */
   model: string
   language: string | undefined
+  languages: string[] | undefined
   prompt: string | undefined
-  turnDetection: ServerVad | null
+  keywords: string[]
+  /** Whether the keywords reach the engine (its `customWords` capability); shown when there are keywords. */
+  keywordsApplied: boolean
+  /** `include: ["item.input_audio_transcription.logprobs"]`. */
+  logprobs: boolean
+  turnDetection: RealtimeTurnDetection | null
   inputSampleRate: 16000 | 24000
 }
 
@@ -31,15 +37,26 @@ export function serverEvent(type: string, fields: Record<string, unknown> = {}):
   return { type, event_id: newEventId(), ...fields }
 }
 
-function turnDetection(vad: ServerVad | null) {
-  return vad
-    ? {
-        type: 'server_vad',
-        threshold: vad.threshold,
-        prefix_padding_ms: vad.prefixPaddingMs,
-        silence_duration_ms: vad.silenceDurationMs,
-      }
-    : null
+function turnDetection(vad: RealtimeTurnDetection | null) {
+  if (!vad) return null
+  if (vad.eagerness) return { type: 'semantic_vad', eagerness: vad.eagerness }
+  return {
+    type: 'server_vad',
+    threshold: vad.threshold,
+    prefix_padding_ms: vad.prefixPaddingMs,
+    silence_duration_ms: vad.silenceDurationMs,
+  }
+}
+
+/** OpenAI's transcription object; `keywords_applied` (dictum's) says whether the engine takes the keywords. */
+function transcription(s: SessionSettings) {
+  return {
+    model: s.model,
+    language: s.language ?? null,
+    ...(s.languages ? { languages: s.languages } : {}),
+    prompt: s.prompt ?? null,
+    ...(s.keywords.length > 0 ? { keywords: s.keywords, keywords_applied: s.keywordsApplied } : {}),
+  }
 }
 
 /** `session.created` / `session.updated` (GA), or `transcription_session.created` / `.updated` (beta). */
@@ -48,17 +65,17 @@ export function sessionEvent(
   what: 'created' | 'updated',
   s: SessionSettings,
 ): ServerEvent {
-  const transcription = { model: s.model, language: s.language ?? null, prompt: s.prompt ?? null }
+  const include = s.logprobs ? [INCLUDE_LOGPROBS] : []
   if (shape === 'beta') {
     return serverEvent(`transcription_session.${what}`, {
       session: {
         id: s.id,
         object: 'realtime.transcription_session',
         input_audio_format: 'pcm16',
-        input_audio_transcription: transcription,
+        input_audio_transcription: transcription(s),
         turn_detection: turnDetection(s.turnDetection),
         input_audio_noise_reduction: null,
-        include: null,
+        include: s.logprobs ? include : null,
       },
     })
   }
@@ -70,12 +87,12 @@ export function sessionEvent(
       audio: {
         input: {
           format: { type: 'audio/pcm', rate: s.inputSampleRate },
-          transcription,
+          transcription: transcription(s),
           turn_detection: turnDetection(s.turnDetection),
           noise_reduction: null,
         },
       },
-      include: [],
+      include,
     },
   })
 }

@@ -425,7 +425,8 @@ export function checkLanguage(language: string | undefined, engine: AcquiredEngi
 }
 
 /** The dictionary's words and a request's own, a request word the dictionary already has counted once. */
-function withRequestWords(
+/** The dictionary's custom words, then each request word not already among them (compared without case). */
+export function withRequestWords(
   dictionary: readonly EngineCustomWord[],
   request: readonly EngineCustomWord[],
 ): readonly EngineCustomWord[] {
@@ -438,7 +439,10 @@ function withRequestWords(
  * The language hint for OpenAI's `languages`: the first one the engine transcribes (none for an engine of
  * every language given several: it detects which), else a 400 naming the engine's languages.
  */
-export function languageAmong(languages: readonly string[], engine: AcquiredEngine): string | undefined {
+export function languageAmong(
+  languages: readonly string[],
+  engine: Pick<AcquiredEngine, 'capabilities' | 'displayName'>,
+): string | undefined {
   const own = engine.capabilities.languages
   if (own.includes('*')) return languages.length === 1 ? languages[0] : undefined
   const base = (code: string) => code.toLowerCase().split(/[-_]/)[0]
