@@ -59,6 +59,8 @@ export interface FanOutPlan {
   provider: string
   /** The VAD pieces of each part, in order. */
   groups: PieceSpan[][]
+  /** Seconds the planning took (the VAD over the whole file); absent in plans queued by older workers. */
+  planningSeconds?: number
 }
 
 /** What a `part` job carries: its parent's record (input, hints) and its VAD pieces. */

@@ -268,6 +268,19 @@ t.test('a long file fans out into parts and joins to the single-process transcri
     'cues in order',
   )
   t.ok(starts.at(-1)! > 40, 'times are absolute (the last cue is near the end of the file)')
+  // processingSeconds counts the parts' work (issue 28 item 15: it counted only the join). Each part's run
+  // as BullMQ saw it (taken to finished) bounds the work from above, so half of their sum is a safe floor.
+  let partsSeconds = 0
+  for (let index = 0; ; index++) {
+    const part = await queue.getJob(partJobId(job.id, index))
+    if (!part) break
+    t.ok(part.returnvalue.processingSeconds > 0, `part ${index} reports its own processing`)
+    partsSeconds += (part.finishedOn! - part.processedOn!) / 1000
+  }
+  t.ok(
+    done.result!.processingSeconds >= partsSeconds / 2,
+    `processingSeconds ${done.result!.processingSeconds} counts the parts' runs (${partsSeconds} s)`,
+  )
 })
 
 t.test('a resubmission with the same idempotency key gives the first job', async (t) => {
