@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { DictumError, errors, isDictumError } from '../../kernel/errors.ts'
 import { writeTransaction } from '../../kernel/storage/write.ts'
+import { sleep } from '../../lib/timeout.ts'
 import type { BackendDeps } from '../backend.ts'
 import { thisRunner } from '../executor.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
@@ -21,6 +22,8 @@ import {
   type JobListQuery,
   type JobPage,
   type JobRecord,
+  type JobResult,
+  type JobRunner,
   type JobSpec,
 } from '../types.ts'
 import { WorkerStats, type WorkerStatus } from '../worker-stats.ts'
@@ -30,6 +33,20 @@ interface Run {
   controller: AbortController
   done: Promise<void>
 }
+
+/** How a run ended, as it is written to the job's record (again and again until the write succeeds). */
+type Outcome =
+  | { state: 'completed'; result: JobResult; runner: JobRunner }
+  | { state: 'cancelled' }
+  | { state: 'queued'; error: JobError }
+  | { state: 'failed'; error: JobError }
+
+/**
+ * A write that failed (a full disk, a read-only or locked database) is tried again after these pauses,
+ * doubled from the first to the last: a claim while jobs wait, the end of a run until it is recorded.
+ */
+export const WRITE_RETRY_FIRST_MS = 250
+export const WRITE_RETRY_MAX_MS = 15_000
 
 export class LocalJobBackend implements JobBackend {
   readonly kind = 'local'
@@ -43,6 +60,11 @@ export class LocalJobBackend implements JobBackend {
   /** One claim loop at a time: two would race for the same free slot. */
   #pumping: Promise<void> | null = null
   #pumpAgain = false
+  /** The next claim after a claim that could not be written, and the pause before it. */
+  #claimRetry: NodeJS.Timeout | null = null
+  #claimDelayMs = 0
+  /** Aborted by close: pauses between retried writes end at once. */
+  readonly #closing = new AbortController()
 
   constructor(deps: BackendDeps) {
     this.#deps = deps
@@ -126,6 +148,8 @@ export class LocalJobBackend implements JobBackend {
 
   async close(): Promise<void> {
     this.#closed = true
+    this.#closing.abort(errors.JOBS_UNAVAILABLE('the service is stopping.'))
+    if (this.#claimRetry) clearTimeout(this.#claimRetry)
     const runs = [...this.#running.values()]
     for (const run of runs) run.controller.abort(errors.JOB_INTERRUPTED('the service is stopping.'))
     await Promise.allSettled(runs.map((run) => run.done))
@@ -137,7 +161,11 @@ export class LocalJobBackend implements JobBackend {
     if (this.#closed) throw errors.JOBS_UNAVAILABLE('the service is stopping.')
   }
 
-  /** Starts queued jobs while fewer than `jobs.concurrency` run. */
+  /**
+   * Starts queued jobs while fewer than `jobs.concurrency` run. A claim that cannot be written (a full disk)
+   * is tried again on a timer, with growing pauses, so waiting jobs start once the database takes writes
+   * again, without waiting for a submission or the end of a run.
+   */
   #pump(): void {
     if (!this.#started || this.#closed) return
     if (this.#pumping) {
@@ -155,10 +183,28 @@ export class LocalJobBackend implements JobBackend {
         }
       } while (this.#pumpAgain && !this.#closed)
     })()
-      .catch((error) => this.#deps.logger.error({ err: error }, 'jobs: could not take the next job'))
+      .then(
+        () => {
+          this.#claimDelayMs = 0
+        },
+        (error) => this.#retryClaim(error),
+      )
       .finally(() => {
         this.#pumping = null
       })
+  }
+
+  #retryClaim(error: unknown): void {
+    if (this.#closed) return
+    this.#claimDelayMs = nextDelay(this.#claimDelayMs)
+    this.#deps.logger.error(
+      { err: error, retryInMs: this.#claimDelayMs },
+      'jobs: could not take the next job; trying again',
+    )
+    this.#claimRetry = setTimeout(() => {
+      this.#claimRetry = null
+      this.#pump()
+    }, this.#claimDelayMs)
   }
 
   #launch(job: JobRecord): void {
@@ -173,60 +219,93 @@ export class LocalJobBackend implements JobBackend {
   }
 
   async #execute(job: JobRecord, signal: AbortSignal): Promise<void> {
-    const { db, executor, logger } = this.#deps
     const runner = job.runner ?? thisRunner('local')
     const started = performance.now()
     const runSeconds = () => (performance.now() - started) / 1000
+    let outcome: Outcome
     try {
-      const result = await executor.run(job, {
+      const result = await this.#deps.executor.run(job, {
         signal,
-        onProgress: (fraction) => {
-          if (this.#closed || signal.aborted) return
-          this.#store.setProgress(job.id, fraction)
-          this.#emit('progress', job.id)
-        },
+        onProgress: (fraction) => this.#progress(job.id, fraction, signal),
       })
       if (this.#closed) return
       if (signal.aborted) throw signal.reason
-      await writeTransaction(db, () =>
-        this.#store.complete(job.id, result, { ...runner, engine: result.engine }, Date.now()),
-      )
       this.#stats.count(result.durationSeconds, runSeconds())
-      await this.#afterFinal(job)
-      this.#emit('completed', job.id)
+      outcome = { state: 'completed', result, runner: { ...runner, engine: result.engine } }
     } catch (error) {
       // Closing: the record stays active and the next start queues it again.
       if (this.#closed) return
       this.#stats.count(0, runSeconds())
-      await this.#recordFailure(job, error, signal).catch((failure) =>
-        logger.error({ err: failure, job: job.id }, 'jobs: could not record the end of a job'),
-      )
+      outcome = this.#failureOutcome(job, error, signal)
     }
+    await this.#record(job, outcome)
   }
 
-  async #recordFailure(job: JobRecord, error: unknown, signal: AbortSignal): Promise<void> {
-    const { db, logger } = this.#deps
+  /** Progress is a hint: a write that fails (a full disk) is skipped, not a failure of the run. */
+  #progress(id: string, fraction: number, signal: AbortSignal): void {
+    if (this.#closed || signal.aborted) return
+    try {
+      this.#store.setProgress(id, fraction)
+    } catch {
+      return
+    }
+    this.#emit('progress', id)
+  }
+
+  #failureOutcome(job: JobRecord, error: unknown, signal: AbortSignal): Outcome {
     const reason = signal.aborted ? signal.reason : error
-    if (isDictumError(reason) && reason.code === 'JOB_CANCELLED') {
-      await writeTransaction(db, () => this.#store.cancel(job.id, ['active'], Date.now()))
-      await this.#afterFinal(job)
-      this.#emit('cancelled', job.id)
-      return
-    }
+    if (isDictumError(reason) && reason.code === 'JOB_CANCELLED') return { state: 'cancelled' }
     const described = describe(error)
-    if (isRetryable(error) && job.attempts < job.maxAttempts) {
-      logger.warn(
-        { job: job.id, attempt: job.attempts, error: described.message },
-        'job failed: queued again',
-      )
-      await writeTransaction(db, () => this.#store.requeue(job.id, described))
-      this.#emit('queued', job.id)
-      return
+    const again = isRetryable(error) && job.attempts < job.maxAttempts
+    this.#deps.logger.warn(
+      { job: job.id, attempts: job.attempts, error: described.message },
+      again ? 'job failed: queued again' : 'job failed',
+    )
+    return { state: again ? 'queued' : 'failed', error: described }
+  }
+
+  /**
+   * Writes how the run ended. A write that fails (a full disk) is tried again, with growing pauses, until it
+   * succeeds: the run keeps its slot meanwhile, so the job is never left active with nothing to end it. A
+   * stop meanwhile leaves the record active, for the next start to queue again.
+   */
+  async #record(job: JobRecord, outcome: Outcome): Promise<void> {
+    let delayMs = 0
+    for (;;) {
+      try {
+        if (await writeTransaction(this.#deps.db, () => this.#write(job.id, outcome))) break
+        return // no longer active: nothing of this run to record
+      } catch (error) {
+        if (this.#closed) return
+        delayMs = nextDelay(delayMs)
+        this.#deps.logger.error(
+          { err: error, job: job.id, state: outcome.state, retryInMs: delayMs },
+          'jobs: could not record the end of a job; trying again',
+        )
+        const stopped = await sleep(delayMs, this.#closing.signal).then(
+          () => false,
+          () => true,
+        )
+        if (stopped) return
+      }
     }
-    logger.warn({ job: job.id, attempts: job.attempts, error: described.message }, 'job failed')
-    await writeTransaction(db, () => this.#store.fail(job.id, described, Date.now()))
-    await this.#afterFinal(job)
-    this.#emit('failed', job.id)
+    if (outcome.state !== 'queued') await this.#afterFinal(job)
+    this.#emit(outcome.state, job.id)
+  }
+
+  /** One outcome as one write; false when the job was no longer active. */
+  #write(id: string, outcome: Outcome): boolean {
+    const now = Date.now()
+    switch (outcome.state) {
+      case 'completed':
+        return this.#store.complete(id, outcome.result, outcome.runner, now)
+      case 'cancelled':
+        return this.#store.cancel(id, ['active'], now)
+      case 'queued':
+        return this.#store.requeue(id, outcome.error)
+      case 'failed':
+        return this.#store.fail(id, outcome.error, now)
+    }
   }
 
   /** An uploaded file is spooled until its job is over. */
@@ -240,6 +319,11 @@ export class LocalJobBackend implements JobBackend {
     const job = this.#store.get(id)
     if (job) this.#listeners.send(id, { type, job })
   }
+}
+
+/** The pause after `previous` (0: none yet) before a failed write is tried again. */
+function nextDelay(previous: number): number {
+  return previous === 0 ? WRITE_RETRY_FIRST_MS : Math.min(previous * 2, WRITE_RETRY_MAX_MS)
 }
 
 function describe(error: unknown): JobError {

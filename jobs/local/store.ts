@@ -154,26 +154,32 @@ export class JobStore {
     this.#db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND state = 'active'").run(progress, id)
   }
 
-  complete(id: string, result: JobResult, runner: JobRunner, nowMs: number): void {
-    this.#db
+  /** The end of an active job's run; each returns false when the job was not active. */
+  complete(id: string, result: JobResult, runner: JobRunner, nowMs: number): boolean {
+    const info = this.#db
       .prepare(
         `UPDATE jobs SET state = 'completed', progress = 1, result = ?, runner = ?, error = NULL, finished_ms = ?
-         WHERE id = ?`,
+         WHERE id = ? AND state = 'active'`,
       )
       .run(JSON.stringify(result), JSON.stringify(runner), nowMs, id)
+    return info.changes > 0
   }
 
   /** Back to the queue after a retryable failure (the error is kept for the record). */
-  requeue(id: string, error: JobError): void {
-    this.#db
-      .prepare("UPDATE jobs SET state = 'queued', progress = 0, error = ? WHERE id = ?")
+  requeue(id: string, error: JobError): boolean {
+    const info = this.#db
+      .prepare("UPDATE jobs SET state = 'queued', progress = 0, error = ? WHERE id = ? AND state = 'active'")
       .run(JSON.stringify(error), id)
+    return info.changes > 0
   }
 
-  fail(id: string, error: JobError, nowMs: number): void {
-    this.#db
-      .prepare("UPDATE jobs SET state = 'failed', error = ?, finished_ms = ? WHERE id = ?")
+  fail(id: string, error: JobError, nowMs: number): boolean {
+    const info = this.#db
+      .prepare(
+        "UPDATE jobs SET state = 'failed', error = ?, finished_ms = ? WHERE id = ? AND state = 'active'",
+      )
       .run(JSON.stringify(error), nowMs, id)
+    return info.changes > 0
   }
 
   /** Cancels the job if it is in one of `from`; true when it was. */
