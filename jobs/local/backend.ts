@@ -1,8 +1,10 @@
 /**
  * The local backend (`jobs.backend = "local"`, the default): jobs kept in the app's SQLite database and run in
  * this process by the executor, `jobs.concurrency` at a time (read live), highest priority first, then in
- * submission order. Durable: a job a stopped process left active is queued again at the next start (the
- * interrupted run counts as an attempt); after `jobs.attempts` runs a job fails with its last reason.
+ * submission order. Durable: a stop queues its runs again (not counted as attempts); a job a crashed process
+ * left active is queued again at the next start, not counted either unless the job is the likely cause of the
+ * crashes (store.ts recoverActive); after `jobs.attempts` runs a job fails with its last reason. A write that
+ * fails (a full disk) is tried again on a timer: the claim of a waiting job, the end of a run.
  */
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
@@ -74,12 +76,14 @@ export class LocalJobBackend implements JobBackend {
   async start(): Promise<void> {
     if (this.#started || this.#closed) return
     this.#started = true
-    const interrupted = {
-      code: 'JOB_INTERRUPTED',
-      message: errors.JOB_INTERRUPTED('the service stopped while it ran.').message,
-    }
+    const interrupted = describe(errors.JOB_INTERRUPTED('the service stopped while it ran.'))
+    const blamed = describe(
+      errors.JOB_INTERRUPTED(
+        'the service stopped while it ran, at each of its last runs (jobs.attempts): the job is the likely cause.',
+      ),
+    )
     const { requeued, failed } = await writeTransaction(this.#deps.db, () =>
-      this.#store.recoverActive(interrupted, Date.now()),
+      this.#store.recoverActive(interrupted, blamed, Date.now()),
     )
     if (requeued.length + failed.length > 0) {
       this.#deps.logger.info({ requeued, failed }, 'jobs left active by a stopped process recovered')
@@ -150,10 +154,16 @@ export class LocalJobBackend implements JobBackend {
     this.#closed = true
     this.#closing.abort(errors.JOBS_UNAVAILABLE('the service is stopping.'))
     if (this.#claimRetry) clearTimeout(this.#claimRetry)
+    const ids = [...this.#running.keys()]
     const runs = [...this.#running.values()]
     for (const run of runs) run.controller.abort(errors.JOB_INTERRUPTED('the service is stopping.'))
     await Promise.allSettled(runs.map((run) => run.done))
     await this.#pumping
+    // Queued again, the run not counted: a stop is no job's fault. A crash instead leaves them active,
+    // for the next start to judge (recoverActive), as it does when this write fails.
+    await writeTransaction(this.#deps.db, () => this.#store.release(ids)).catch((error: unknown) =>
+      this.#deps.logger.warn({ err: error, jobs: ids }, 'jobs: could not queue the stopped runs again'),
+    )
     this.#listeners.clear()
   }
 
