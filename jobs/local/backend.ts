@@ -8,7 +8,7 @@
  */
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { DictumError, errors, isDictumError } from '../../kernel/errors.ts'
+import { errors } from '../../kernel/errors.ts'
 import { writeTransaction } from '../../kernel/storage/write.ts'
 import { sleep } from '../../lib/timeout.ts'
 import type { BackendDeps } from '../backend.ts'
@@ -17,38 +17,21 @@ import { type JobListener, JobListeners } from '../listeners.ts'
 import { resultsDirOf } from '../paths.ts'
 import {
   isFinal,
-  isRetryable,
   type JobBackend,
-  type JobError,
   type JobEvent,
   type JobListQuery,
   type JobPage,
   type JobRecord,
-  type JobResult,
-  type JobRunner,
   type JobSpec,
 } from '../types.ts'
 import { WorkerStats, type WorkerStatus } from '../worker-stats.ts'
+import { describeError, failureOutcome, nextDelay, type Outcome, writeOutcome } from './run-end.ts'
 import { JobStore } from './store.ts'
 
 interface Run {
   controller: AbortController
   done: Promise<void>
 }
-
-/** How a run ended, as it is written to the job's record (again and again until the write succeeds). */
-type Outcome =
-  | { state: 'completed'; result: JobResult; runner: JobRunner }
-  | { state: 'cancelled' }
-  | { state: 'queued'; error: JobError }
-  | { state: 'failed'; error: JobError }
-
-/**
- * A write that failed (a full disk, a read-only or locked database) is tried again after these pauses,
- * doubled from the first to the last: a claim while jobs wait, the end of a run until it is recorded.
- */
-export const WRITE_RETRY_FIRST_MS = 250
-export const WRITE_RETRY_MAX_MS = 15_000
 
 export class LocalJobBackend implements JobBackend {
   readonly kind = 'local'
@@ -76,8 +59,8 @@ export class LocalJobBackend implements JobBackend {
   async start(): Promise<void> {
     if (this.#started || this.#closed) return
     this.#started = true
-    const interrupted = describe(errors.JOB_INTERRUPTED('the service stopped while it ran.'))
-    const blamed = describe(
+    const interrupted = describeError(errors.JOB_INTERRUPTED('the service stopped while it ran.'))
+    const blamed = describeError(
       errors.JOB_INTERRUPTED(
         'the service stopped while it ran, at each of its last runs (jobs.attempts): the job is the likely cause.',
       ),
@@ -134,10 +117,6 @@ export class LocalJobBackend implements JobBackend {
     return this.#listeners.add(id, listener)
   }
 
-  /**
-   * Stops taking jobs and aborts the runs in progress; their records stay active, so the next start queues
-   * them again (as after a crash: one path for both).
-   */
   /** This process: the service runs its jobs itself. */
   async workers(): Promise<WorkerStatus[]> {
     const config = this.#deps.configStore.current
@@ -150,6 +129,7 @@ export class LocalJobBackend implements JobBackend {
     ]
   }
 
+  /** Stops taking jobs, aborts the runs in progress and queues their jobs again (a stop counts against none). */
   async close(): Promise<void> {
     this.#closed = true
     this.#closing.abort(errors.JOBS_UNAVAILABLE('the service is stopping.'))
@@ -246,7 +226,7 @@ export class LocalJobBackend implements JobBackend {
       // Closing: the record stays active and the next start queues it again.
       if (this.#closed) return
       this.#stats.count(0, runSeconds())
-      outcome = this.#failureOutcome(job, error, signal)
+      outcome = failureOutcome(job, error, signal, this.#deps.logger)
     }
     await this.#record(job, outcome)
   }
@@ -262,18 +242,6 @@ export class LocalJobBackend implements JobBackend {
     this.#emit('progress', id)
   }
 
-  #failureOutcome(job: JobRecord, error: unknown, signal: AbortSignal): Outcome {
-    const reason = signal.aborted ? signal.reason : error
-    if (isDictumError(reason) && reason.code === 'JOB_CANCELLED') return { state: 'cancelled' }
-    const described = describe(error)
-    const again = isRetryable(error) && job.attempts < job.maxAttempts
-    this.#deps.logger.warn(
-      { job: job.id, attempts: job.attempts, error: described.message },
-      again ? 'job failed: queued again' : 'job failed',
-    )
-    return { state: again ? 'queued' : 'failed', error: described }
-  }
-
   /**
    * Writes how the run ended. A write that fails (a full disk) is tried again, with growing pauses, until it
    * succeeds: the run keeps its slot meanwhile, so the job is never left active with nothing to end it. A
@@ -283,7 +251,7 @@ export class LocalJobBackend implements JobBackend {
     let delayMs = 0
     for (;;) {
       try {
-        if (await writeTransaction(this.#deps.db, () => this.#write(job.id, outcome))) break
+        if (await writeTransaction(this.#deps.db, () => writeOutcome(this.#store, job.id, outcome))) break
         return // no longer active: nothing of this run to record
       } catch (error) {
         if (this.#closed) return
@@ -303,21 +271,6 @@ export class LocalJobBackend implements JobBackend {
     this.#emit(outcome.state, job.id)
   }
 
-  /** One outcome as one write; false when the job was no longer active. */
-  #write(id: string, outcome: Outcome): boolean {
-    const now = Date.now()
-    switch (outcome.state) {
-      case 'completed':
-        return this.#store.complete(id, outcome.result, outcome.runner, now)
-      case 'cancelled':
-        return this.#store.cancel(id, ['active'], now)
-      case 'queued':
-        return this.#store.requeue(id, outcome.error)
-      case 'failed':
-        return this.#store.fail(id, outcome.error, now)
-    }
-  }
-
   /** An uploaded file is spooled until its job is over. */
   async #afterFinal(job: JobRecord): Promise<void> {
     if (job.input.kind !== 'upload') return
@@ -329,14 +282,4 @@ export class LocalJobBackend implements JobBackend {
     const job = this.#store.get(id)
     if (job) this.#listeners.send(id, { type, job })
   }
-}
-
-/** The pause after `previous` (0: none yet) before a failed write is tried again. */
-function nextDelay(previous: number): number {
-  return previous === 0 ? WRITE_RETRY_FIRST_MS : Math.min(previous * 2, WRITE_RETRY_MAX_MS)
-}
-
-function describe(error: unknown): JobError {
-  if (error instanceof DictumError) return { code: error.code, message: error.message }
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }
 }
