@@ -51,6 +51,8 @@ export interface TranscribeData {
   runner?: JobRecord['runner']
   /** Set when the worker fanned it out: how the file was cut into parts. */
   plan?: FanOutPlan
+  /** The stalls (its worker died while running it) already answered by sending it behind (worker.ts). */
+  stallsSeen?: number
 }
 
 export interface FanOutPlan {
@@ -69,6 +71,8 @@ export interface PartData {
   record: JobRecord
   index: number
   pieces: PieceSpan[]
+  /** As TranscribeData's. */
+  stallsSeen?: number
 }
 
 /** The BullMQ id of a parent's part: fixed, so adding the parts again after a crash adds none twice. */
@@ -102,10 +106,18 @@ export function failureReason(error: unknown): string {
   return `INTERNAL: ${errors.INTERNAL().message}`
 }
 
+/** BullMQ's failure reason of a job whose worker died while running it more than `maxStalledCount` times. */
+export const STALLED_OUT = 'job stalled more than allowable limit'
+
 /** The job error a BullMQ failure reason stands for (BullMQ's own reasons, e.g. a stall, are interruptions). */
 export function jobErrorOf(reason: string | undefined): JobError {
   const match = /^([A-Z_]+): (.*)$/su.exec(reason ?? '')
   if (match && isErrorCode(match[1]!)) return { code: match[1] as ErrorCode, message: match[2]! }
+  if (reason === STALLED_OUT) {
+    const message =
+      'the worker running it died at each of its runs (jobs.attempts): the job is the likely cause.'
+    return { code: 'JOB_INTERRUPTED', message: errors.JOB_INTERRUPTED(message).message }
+  }
   return {
     code: 'JOB_INTERRUPTED',
     message: errors.JOB_INTERRUPTED(reason || 'the worker running it stopped.').message,

@@ -10,12 +10,20 @@
  *
  * Faults: the worker holds each job's lock (`jobs.redis.lockDurationMs`, renewed every half of it); a worker
  * killed outright lets it lapse, and any worker's stall check (`jobs.redis.stalledIntervalMs`) queues the
- * job again. A Redis restart pauses the worker (its commands wait for the reconnection). SIGTERM stops it
+ * job again, behind the others of its priority; that run is not counted as an attempt. A Redis restart pauses the worker (its commands wait for the reconnection). SIGTERM stops it
  * taking jobs, lets its runs finish for `graceMs`, then returns the ones still running to the queue.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { type Job, Queue, UnrecoverableError, WaitingChildrenError, WaitingError, Worker } from 'bullmq'
+import {
+  DelayedError,
+  type Job,
+  Queue,
+  UnrecoverableError,
+  WaitingChildrenError,
+  WaitingError,
+  Worker,
+} from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { AudioService } from '../../audio/service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
@@ -145,6 +153,15 @@ export class RedisJobWorker {
   }
 
   async #process(job: AnyJob, token: string): Promise<JobResult | PartResult> {
+    if (job.stalledCounter > (job.data.stallsSeen ?? 0)) {
+      // Its worker died while running it, and BullMQ put it back at the head of the queue: it goes behind
+      // the other jobs of its priority first (a run not counted), so that a crash loop of workers does not
+      // fall on one job. A job that is the cause stalls again at each of its runs, and BullMQ fails it after
+      // `maxStalledCount` (jobs.attempts) stalls.
+      await job.updateData({ ...job.data, stallsSeen: job.stalledCounter })
+      await job.moveToDelayed(Date.now(), token)
+      throw new DelayedError()
+    }
     const parentId = job.name === PART ? (job.data as PartData).parentId : null
     const controller = new AbortController()
     this.#running.set(job.id!, { controller, parentId })

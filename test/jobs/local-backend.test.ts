@@ -87,7 +87,7 @@ t.test('stops mid-run, again and again, never fail a job (a stop is not its faul
     await app.close()
   }
   const last = await build(t, slowOverrides(dataDir, 50, { attempts: 2 }))
-  const done = await waitFor(last, id)
+  const done = await waitFor(last, id, undefined, 120_000)
   t.equal(done.state, 'completed')
   t.equal(done.attempts, 1)
 })
