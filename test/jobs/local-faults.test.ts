@@ -69,7 +69,10 @@ async function api(serve: Serve, method: string, route: string, body?: unknown):
 /** Polls the job on the service until `done(job)`. */
 async function jobWhen(serve: Serve, id: string, done: (job: Json) => boolean): Promise<Json> {
   let job: Json
-  await until(async () => done((job = await api(serve, 'GET', `/v1/jobs/${id}`))), 120_000)
+  await until(async () => {
+    job = await api(serve, 'GET', `/v1/jobs/${id}`)
+    return done(job)
+  }, 120_000)
   return job
 }
 
