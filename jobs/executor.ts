@@ -61,9 +61,15 @@ export class TranscriptionExecutor implements JobExecutor {
   /**
    * Writes each requested format of `transcript` under `<resultsDir>/<job id>/` and gives the job's result
    * (`started`: performance.now() when its run began). Also used by `dictum worker` for a fanned-out job,
-   * whose transcript is joined from its parts.
+   * whose transcript is joined from its parts: `workSeconds` is the work done before this run (its parts'
+   * runs and its planning), counted in `processingSeconds` with this run's own time.
    */
-  async writeResult(job: JobRecord, transcript: Transcript, started: number): Promise<JobResult> {
+  async writeResult(
+    job: JobRecord,
+    transcript: Transcript,
+    started: number,
+    workSeconds = 0,
+  ): Promise<JobResult> {
     const resultsDir = resultsDirOf(this.#deps.configStore.current)
     await mkdir(path.join(resultsDir, job.id), { recursive: true })
     const stem = stemOf(job)
@@ -86,7 +92,7 @@ export class TranscriptionExecutor implements JobExecutor {
       provider: transcript.provider,
       language: transcript.language,
       files,
-      processingSeconds: Math.round(performance.now() - started) / 1000,
+      processingSeconds: Math.round(workSeconds * 1000 + performance.now() - started) / 1000,
     }
   }
 

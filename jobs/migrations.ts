@@ -23,4 +23,11 @@ export const jobsMigrations: readonly string[] = [
   CREATE INDEX jobs_next ON jobs (state, priority DESC, seq);
   CREATE INDEX jobs_by_state ON jobs (state, seq DESC);
   `,
+  // 2: crashes of the service a job was running at, consecutive (local/store.ts recoverActive); a job with
+  // some waits behind the others of its priority, so a crash loop does not fall on one job
+  `
+  ALTER TABLE jobs ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0;
+  DROP INDEX jobs_next;
+  CREATE INDEX jobs_next ON jobs (state, priority DESC, interruptions > 0, seq);
+  `,
 ]

@@ -87,7 +87,10 @@ export interface JobResult {
   language: string | null
   /** Each requested document's file, relative to `jobs.resultsDir`: `<job id>/<audio name>.<ext>`. */
   files: Partial<Record<DocumentFormat, string>>
-  /** Wall time of the successful run, seconds. */
+  /**
+   * Seconds of work: the wall time of the successful run; for a fanned-out job (Redis), the sum of its
+   * planning, its parts' runs and its join, so it counts the work wherever it ran.
+   */
   processingSeconds: number
 }
 

@@ -121,6 +121,7 @@ const catalogue = {
   MODEL_INVALID: { status: 503, message: (d) => `Model is missing files or corrupt: ${d}` },
   MODEL_DOWNLOAD_FAILED: { status: 502, message: (d) => `Model download failed: ${d}` },
   MODEL_CHECKSUM_MISMATCH: { status: 502, message: (d) => `Model checksum mismatch: ${d}` },
+  MODEL_PULL_INTERRUPTED: { status: 503, message: (d) => `Model pull interrupted: ${d}` },
 
   // Post-processing
   NO_AI_PROVIDER: { status: 400, message: 'No AI provider is configured.' },

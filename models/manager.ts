@@ -10,7 +10,7 @@ import { lstat, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { errors } from '../kernel/errors.ts'
+import { type DictumError, errors } from '../kernel/errors.ts'
 import { redactUrl } from '../lib/http-client.ts'
 import { archiveFileName, findEntry } from './catalog.ts'
 import { checkFreeSpace, spaceNeeded } from './disk-space.ts'
@@ -91,6 +91,8 @@ export class ModelManager {
   readonly #retry: RetryPolicy
   readonly #partialMaxAgeMs: number
   readonly #pulls = new SingleFlight<string, PullProgress>()
+  /** Set once the manager is closed: why a pull fails from then on. */
+  #stopped: DictumError | null = null
 
   constructor(options: ModelManagerOptions) {
     this.modelsDir = path.resolve(options.modelsDir)
@@ -149,9 +151,15 @@ export class ModelManager {
     } catch (error) {
       return Promise.reject(error)
     }
+    if (this.#stopped) return Promise.reject(this.#stopped)
     const task = (signal: AbortSignal, emit: PullProgressListener) =>
       this.#runPull(entry, options.from, emit, signal)
-    return this.#pulls.run(entry.id, task, { onProgress: options.onProgress, signal: options.signal })
+    return this.#pulls
+      .run(entry.id, task, { onProgress: options.onProgress, signal: options.signal })
+      .catch((error: unknown) => {
+        // A pull the stop cut off says so, whatever its download failed with on the way out.
+        throw this.#stopped ?? error
+      })
   }
 
   /**
@@ -230,8 +238,15 @@ export class ModelManager {
     return removed
   }
 
-  /** Aborts running pulls (their partial downloads stay for a later resume). */
+  /**
+   * Aborts running pulls (their partial downloads stay for a later resume); they, and any pull asked for
+   * afterwards, fail with MODEL_PULL_INTERRUPTED. The service calls it as soon as it begins to stop, so
+   * that each pull's client gets that as its last event while the connection is still open.
+   */
   async close(): Promise<void> {
+    this.#stopped ??= errors.MODEL_PULL_INTERRUPTED(
+      'the service is stopping. Pull again once it runs: the download resumes where it stopped.',
+    )
     await this.#pulls.close()
   }
 

@@ -1,7 +1,8 @@
 /**
  * `POST /v1/models/{id}/pull` (extension): installs a catalog model as `dictum models pull` does, from the
  * catalog URL or `models.mirror`. A client that accepts `text/event-stream` gets the pull as server-sent
- * events (`start`, `progress` with the phase and bytes, then `done` or `error`); any other gets one JSON
+ * events (`start`, `progress` with the phase and bytes, then `done` or `error`: a service that stops ends each
+ * pull with an `error` MODEL_PULL_INTERRUPTED); any other gets one JSON
  * answer when it is over. A second pull of a model joins the one running. A client that goes away leaves
  * the pull; the last one leaving stops it (its partial download stays, the next pull resumes it).
  *
@@ -87,7 +88,8 @@ export const modelPullRoutes = routePlugin('model-pull', async (app) => {
         } catch (error) {
           if (signal.aborted) return
           const failure = toDictumError(error as Error, request)
-          if (failure.statusCode >= 500) request.log.error({ err: error, model: id }, 'model pull failed')
+          if (failure.statusCode >= 500 && failure.code !== 'MODEL_PULL_INTERRUPTED')
+            request.log.error({ err: error, model: id }, 'model pull failed')
           send('error', { ...errorBody(failure), status: failure.statusCode })
         } finally {
           stream.end()

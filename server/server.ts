@@ -90,7 +90,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await reloading.catch(() => {})
       await cleanup
       // The Wyoming connections get the same grace as the HTTP requests, before the live sessions close.
-      await Promise.all([drainRequests(app, listener), wyoming.close(SHUTDOWN_GRACE_MS)])
+      // Model pulls (minutes long) end at once, so each client gets their last event before its connection goes.
+      await Promise.all([
+        drainRequests(app, listener),
+        wyoming.close(SHUTDOWN_GRACE_MS),
+        app.dictum.models.close(),
+      ])
       await app.close()
     })()
     return closing

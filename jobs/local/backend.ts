@@ -1,23 +1,23 @@
 /**
  * The local backend (`jobs.backend = "local"`, the default): jobs kept in the app's SQLite database and run in
  * this process by the executor, `jobs.concurrency` at a time (read live), highest priority first, then in
- * submission order. Durable: a job a stopped process left active is queued again at the next start (the
- * interrupted run counts as an attempt); after `jobs.attempts` runs a job fails with its last reason.
+ * submission order. Durable: a stop queues its runs again (not counted as attempts); a job a crashed process
+ * left active is queued again at the next start, not counted either unless the job is the likely cause of the
+ * crashes (store.ts recoverActive); after `jobs.attempts` runs a job fails with its last reason. A write that
+ * fails (a full disk) is tried again on a timer: the claim of a waiting job, the end of a run.
  */
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { DictumError, errors, isDictumError } from '../../kernel/errors.ts'
+import { errors } from '../../kernel/errors.ts'
 import { writeTransaction } from '../../kernel/storage/write.ts'
-import { redact } from '../../lib/secrets.ts'
+import { sleep } from '../../lib/timeout.ts'
 import type { BackendDeps } from '../backend.ts'
 import { thisRunner } from '../executor.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
 import { resultsDirOf } from '../paths.ts'
 import {
   isFinal,
-  isRetryable,
   type JobBackend,
-  type JobError,
   type JobEvent,
   type JobListQuery,
   type JobPage,
@@ -25,6 +25,7 @@ import {
   type JobSpec,
 } from '../types.ts'
 import { WorkerStats, type WorkerStatus } from '../worker-stats.ts'
+import { describeError, failureOutcome, nextDelay, type Outcome, writeOutcome } from './run-end.ts'
 import { JobStore } from './store.ts'
 
 interface Run {
@@ -44,6 +45,11 @@ export class LocalJobBackend implements JobBackend {
   /** One claim loop at a time: two would race for the same free slot. */
   #pumping: Promise<void> | null = null
   #pumpAgain = false
+  /** The next claim after a claim that could not be written, and the pause before it. */
+  #claimRetry: NodeJS.Timeout | null = null
+  #claimDelayMs = 0
+  /** Aborted by close: pauses between retried writes end at once. */
+  readonly #closing = new AbortController()
 
   constructor(deps: BackendDeps) {
     this.#deps = deps
@@ -53,12 +59,14 @@ export class LocalJobBackend implements JobBackend {
   async start(): Promise<void> {
     if (this.#started || this.#closed) return
     this.#started = true
-    const interrupted = {
-      code: 'JOB_INTERRUPTED',
-      message: errors.JOB_INTERRUPTED('the service stopped while it ran.').message,
-    }
+    const interrupted = describeError(errors.JOB_INTERRUPTED('the service stopped while it ran.'))
+    const blamed = describeError(
+      errors.JOB_INTERRUPTED(
+        'the service stopped while it ran, at each of its last runs (jobs.attempts): the job is the likely cause.',
+      ),
+    )
     const { requeued, failed } = await writeTransaction(this.#deps.db, () =>
-      this.#store.recoverActive(interrupted, Date.now()),
+      this.#store.recoverActive(interrupted, blamed, Date.now()),
     )
     if (requeued.length + failed.length > 0) {
       this.#deps.logger.info({ requeued, failed }, 'jobs left active by a stopped process recovered')
@@ -109,10 +117,6 @@ export class LocalJobBackend implements JobBackend {
     return this.#listeners.add(id, listener)
   }
 
-  /**
-   * Stops taking jobs and aborts the runs in progress; their records stay active, so the next start queues
-   * them again (as after a crash: one path for both).
-   */
   /** This process: the service runs its jobs itself. */
   async workers(): Promise<WorkerStatus[]> {
     const config = this.#deps.configStore.current
@@ -125,12 +129,21 @@ export class LocalJobBackend implements JobBackend {
     ]
   }
 
+  /** Stops taking jobs, aborts the runs in progress and queues their jobs again (a stop counts against none). */
   async close(): Promise<void> {
     this.#closed = true
+    this.#closing.abort(errors.JOBS_UNAVAILABLE('the service is stopping.'))
+    if (this.#claimRetry) clearTimeout(this.#claimRetry)
+    const ids = [...this.#running.keys()]
     const runs = [...this.#running.values()]
     for (const run of runs) run.controller.abort(errors.JOB_INTERRUPTED('the service is stopping.'))
     await Promise.allSettled(runs.map((run) => run.done))
     await this.#pumping
+    // Queued again, the run not counted: a stop is no job's fault. A crash instead leaves them active,
+    // for the next start to judge (recoverActive), as it does when this write fails.
+    await writeTransaction(this.#deps.db, () => this.#store.release(ids)).catch((error: unknown) =>
+      this.#deps.logger.warn({ err: error, jobs: ids }, 'jobs: could not queue the stopped runs again'),
+    )
     this.#listeners.clear()
   }
 
@@ -138,7 +151,11 @@ export class LocalJobBackend implements JobBackend {
     if (this.#closed) throw errors.JOBS_UNAVAILABLE('the service is stopping.')
   }
 
-  /** Starts queued jobs while fewer than `jobs.concurrency` run. */
+  /**
+   * Starts queued jobs while fewer than `jobs.concurrency` run. A claim that cannot be written (a full disk)
+   * is tried again on a timer, with growing pauses, so waiting jobs start once the database takes writes
+   * again, without waiting for a submission or the end of a run.
+   */
   #pump(): void {
     if (!this.#started || this.#closed) return
     if (this.#pumping) {
@@ -156,10 +173,28 @@ export class LocalJobBackend implements JobBackend {
         }
       } while (this.#pumpAgain && !this.#closed)
     })()
-      .catch((error) => this.#deps.logger.error({ err: error }, 'jobs: could not take the next job'))
+      .then(
+        () => {
+          this.#claimDelayMs = 0
+        },
+        (error) => this.#retryClaim(error),
+      )
       .finally(() => {
         this.#pumping = null
       })
+  }
+
+  #retryClaim(error: unknown): void {
+    if (this.#closed) return
+    this.#claimDelayMs = nextDelay(this.#claimDelayMs)
+    this.#deps.logger.error(
+      { err: error, retryInMs: this.#claimDelayMs },
+      'jobs: could not take the next job; trying again',
+    )
+    this.#claimRetry = setTimeout(() => {
+      this.#claimRetry = null
+      this.#pump()
+    }, this.#claimDelayMs)
   }
 
   #launch(job: JobRecord): void {
@@ -174,60 +209,66 @@ export class LocalJobBackend implements JobBackend {
   }
 
   async #execute(job: JobRecord, signal: AbortSignal): Promise<void> {
-    const { db, executor, logger } = this.#deps
     const runner = job.runner ?? thisRunner('local')
     const started = performance.now()
     const runSeconds = () => (performance.now() - started) / 1000
+    let outcome: Outcome
     try {
-      const result = await executor.run(job, {
+      const result = await this.#deps.executor.run(job, {
         signal,
-        onProgress: (fraction) => {
-          if (this.#closed || signal.aborted) return
-          this.#store.setProgress(job.id, fraction)
-          this.#emit('progress', job.id)
-        },
+        onProgress: (fraction) => this.#progress(job.id, fraction, signal),
       })
       if (this.#closed) return
       if (signal.aborted) throw signal.reason
-      await writeTransaction(db, () =>
-        this.#store.complete(job.id, result, { ...runner, engine: result.engine }, Date.now()),
-      )
       this.#stats.count(result.durationSeconds, runSeconds())
-      await this.#afterFinal(job)
-      this.#emit('completed', job.id)
+      outcome = { state: 'completed', result, runner: { ...runner, engine: result.engine } }
     } catch (error) {
       // Closing: the record stays active and the next start queues it again.
       if (this.#closed) return
       this.#stats.count(0, runSeconds())
-      await this.#recordFailure(job, error, signal).catch((failure) =>
-        logger.error({ err: failure, job: job.id }, 'jobs: could not record the end of a job'),
-      )
+      outcome = failureOutcome(job, error, signal, this.#deps.logger)
     }
+    await this.#record(job, outcome)
   }
 
-  async #recordFailure(job: JobRecord, error: unknown, signal: AbortSignal): Promise<void> {
-    const { db, logger } = this.#deps
-    const reason = signal.aborted ? signal.reason : error
-    if (isDictumError(reason) && reason.code === 'JOB_CANCELLED') {
-      await writeTransaction(db, () => this.#store.cancel(job.id, ['active'], Date.now()))
-      await this.#afterFinal(job)
-      this.#emit('cancelled', job.id)
+  /** Progress is a hint: a write that fails (a full disk) is skipped, not a failure of the run. */
+  #progress(id: string, fraction: number, signal: AbortSignal): void {
+    if (this.#closed || signal.aborted) return
+    try {
+      this.#store.setProgress(id, fraction)
+    } catch {
       return
     }
-    const described = describe(error)
-    if (isRetryable(error) && job.attempts < job.maxAttempts) {
-      logger.warn(
-        { job: job.id, attempt: job.attempts, error: described.message },
-        'job failed: queued again',
-      )
-      await writeTransaction(db, () => this.#store.requeue(job.id, described))
-      this.#emit('queued', job.id)
-      return
+    this.#emit('progress', id)
+  }
+
+  /**
+   * Writes how the run ended. A write that fails (a full disk) is tried again, with growing pauses, until it
+   * succeeds: the run keeps its slot meanwhile, so the job is never left active with nothing to end it. A
+   * stop meanwhile leaves the record active, for the next start to queue again.
+   */
+  async #record(job: JobRecord, outcome: Outcome): Promise<void> {
+    let delayMs = 0
+    for (;;) {
+      try {
+        if (await writeTransaction(this.#deps.db, () => writeOutcome(this.#store, job.id, outcome))) break
+        return // no longer active: nothing of this run to record
+      } catch (error) {
+        if (this.#closed) return
+        delayMs = nextDelay(delayMs)
+        this.#deps.logger.error(
+          { err: error, job: job.id, state: outcome.state, retryInMs: delayMs },
+          'jobs: could not record the end of a job; trying again',
+        )
+        const stopped = await sleep(delayMs, this.#closing.signal).then(
+          () => false,
+          () => true,
+        )
+        if (stopped) return
+      }
     }
-    logger.warn({ job: job.id, attempts: job.attempts, error: described.message }, 'job failed')
-    await writeTransaction(db, () => this.#store.fail(job.id, described, Date.now()))
-    await this.#afterFinal(job)
-    this.#emit('failed', job.id)
+    if (outcome.state !== 'queued') await this.#afterFinal(job)
+    this.#emit(outcome.state, job.id)
   }
 
   /** An uploaded file is spooled until its job is over. */
@@ -241,10 +282,4 @@ export class LocalJobBackend implements JobBackend {
     const job = this.#store.get(id)
     if (job) this.#listeners.send(id, { type, job })
   }
-}
-
-/** The error kept in the job's record (and logged): through the one redaction, whatever it quotes. */
-function describe(error: unknown): JobError {
-  if (error instanceof DictumError) return { code: error.code, message: redact(error.message) }
-  return { code: 'INTERNAL', message: redact(error instanceof Error ? error.message : String(error)) }
 }

@@ -28,6 +28,7 @@ interface Row {
   progress: number
   attempts: number
   max_attempts: number
+  interruptions: number
   error: string | null
   result: string | null
   runner: string | null
@@ -133,11 +134,14 @@ export class JobStore {
     return { jobs: page.map(toRecord), nextCursor: more ? String(page.at(-1)?.seq) : null }
   }
 
-  /** Takes the next queued job (highest priority, then oldest) and marks it active: one more attempt. */
+  /**
+   * Takes the next queued job (highest priority, then one no crash interrupted, then oldest) and marks it
+   * active: one more attempt.
+   */
   claimNext(runner: JobRunner, nowMs: number): JobRecord | null {
     const next = this.#db
       .prepare<[], { id: string }>(
-        "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, seq LIMIT 1",
+        "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, interruptions > 0, seq LIMIT 1",
       )
       .get()
     if (!next) return null
@@ -154,26 +158,43 @@ export class JobStore {
     this.#db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND state = 'active'").run(progress, id)
   }
 
-  complete(id: string, result: JobResult, runner: JobRunner, nowMs: number): void {
-    this.#db
+  /** The end of an active job's run; each returns false when the job was not active. */
+  complete(id: string, result: JobResult, runner: JobRunner, nowMs: number): boolean {
+    const info = this.#db
       .prepare(
         `UPDATE jobs SET state = 'completed', progress = 1, result = ?, runner = ?, error = NULL, finished_ms = ?
-         WHERE id = ?`,
+         WHERE id = ? AND state = 'active'`,
       )
       .run(JSON.stringify(result), JSON.stringify(runner), nowMs, id)
+    return info.changes > 0
   }
 
-  /** Back to the queue after a retryable failure (the error is kept for the record). */
-  requeue(id: string, error: JobError): void {
-    this.#db
-      .prepare("UPDATE jobs SET state = 'queued', progress = 0, error = ? WHERE id = ?")
+  /** Back to the queue after a retryable failure (the error is kept for the record); its run ended, no crash. */
+  requeue(id: string, error: JobError): boolean {
+    const info = this.#db
+      .prepare(
+        `UPDATE jobs SET state = 'queued', progress = 0, error = ?, interruptions = 0
+         WHERE id = ? AND state = 'active'`,
+      )
       .run(JSON.stringify(error), id)
+    return info.changes > 0
   }
 
-  fail(id: string, error: JobError, nowMs: number): void {
-    this.#db
-      .prepare("UPDATE jobs SET state = 'failed', error = ?, finished_ms = ? WHERE id = ?")
+  /** Back to the queue, the run not counted: the service stopped it (a clean stop is no job's fault). */
+  release(ids: readonly string[]): void {
+    const statement = this.#db.prepare(
+      "UPDATE jobs SET state = 'queued', progress = 0, attempts = attempts - 1 WHERE id = ? AND state = 'active'",
+    )
+    for (const id of ids) statement.run(id)
+  }
+
+  fail(id: string, error: JobError, nowMs: number): boolean {
+    const info = this.#db
+      .prepare(
+        "UPDATE jobs SET state = 'failed', error = ?, finished_ms = ? WHERE id = ? AND state = 'active'",
+      )
       .run(JSON.stringify(error), nowMs, id)
+    return info.changes > 0
   }
 
   /** Cancels the job if it is in one of `from`; true when it was. */
@@ -187,23 +208,46 @@ export class JobStore {
   }
 
   /**
-   * Jobs a stopped process left active: queued again while attempts remain, else failed with `error`.
-   * Returns the ids of both kinds.
+   * Jobs a stopped process left active (a crash, or a stop that could not write them back). Such a run is
+   * not counted against its job, which is queued again, unless the job is the likely cause: it was running
+   * at each of its last `maxAttempts` crashes (consecutive crashes of the service; jobs run in turns after
+   * one, see claimNext, so an innocent job is seldom at each). Such a job fails with `blamed`, its
+   * interrupted runs counted, never more than its maximum. Returns the ids of both kinds.
    */
-  recoverActive(error: JobError, nowMs: number): { requeued: string[]; failed: string[] } {
+  recoverActive(
+    interrupted: JobError,
+    blamed: JobError,
+    nowMs: number,
+  ): { requeued: string[]; failed: string[] } {
     const active = this.#db
-      .prepare<[], { id: string; attempts: number; max_attempts: number }>(
-        "SELECT id, attempts, max_attempts FROM jobs WHERE state = 'active'",
+      .prepare<[], { id: string; attempts: number; max_attempts: number; interruptions: number }>(
+        "SELECT id, attempts, max_attempts, interruptions FROM jobs WHERE state = 'active'",
       )
       .all()
+    if (active.length === 0) return { requeued: [], failed: [] } // a clean stop: no crash
+    // The waiting jobs were not running at this crash: their run of consecutive crashes is over.
+    this.#db.prepare("UPDATE jobs SET interruptions = 0 WHERE state = 'queued' AND interruptions > 0").run()
     const requeued: string[] = []
     const failed: string[] = []
     for (const job of active) {
-      if (job.attempts < job.max_attempts) {
-        this.requeue(job.id, error)
+      const streak = job.interruptions + 1
+      if (streak < job.max_attempts) {
+        this.#db
+          .prepare(
+            `UPDATE jobs SET state = 'queued', progress = 0, error = ?, attempts = attempts - 1, interruptions = ?
+             WHERE id = ?`,
+          )
+          .run(JSON.stringify(interrupted), streak, job.id)
         requeued.push(job.id)
       } else {
-        this.fail(job.id, error, nowMs)
+        // This run and the interrupted ones before it (given back then) count now.
+        const attempts = Math.min(job.max_attempts, job.attempts + job.interruptions)
+        this.#db
+          .prepare(
+            `UPDATE jobs SET state = 'failed', error = ?, finished_ms = ?, attempts = ?, interruptions = ?
+             WHERE id = ?`,
+          )
+          .run(JSON.stringify(blamed), nowMs, attempts, streak, job.id)
         failed.push(job.id)
       }
     }

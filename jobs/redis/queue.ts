@@ -52,6 +52,8 @@ export interface TranscribeData {
   runner?: JobRecord['runner']
   /** Set when the worker fanned it out: how the file was cut into parts. */
   plan?: FanOutPlan
+  /** The stalls (its worker died while running it) already answered by sending it behind (worker.ts). */
+  stallsSeen?: number
 }
 
 export interface FanOutPlan {
@@ -60,6 +62,8 @@ export interface FanOutPlan {
   provider: string
   /** The VAD pieces of each part, in order. */
   groups: PieceSpan[][]
+  /** Seconds the planning took (the VAD over the whole file); absent in plans queued by older workers. */
+  planningSeconds?: number
 }
 
 /** What a `part` job carries: its parent's record (input, hints) and its VAD pieces. */
@@ -68,6 +72,8 @@ export interface PartData {
   record: JobRecord
   index: number
   pieces: PieceSpan[]
+  /** As TranscribeData's. */
+  stallsSeen?: number
 }
 
 /** The BullMQ id of a parent's part: fixed, so adding the parts again after a crash adds none twice. */
@@ -102,10 +108,18 @@ export function failureReason(error: unknown): string {
   return `INTERNAL: ${errors.INTERNAL().message}`
 }
 
+/** BullMQ's failure reason of a job whose worker died while running it more than `maxStalledCount` times. */
+export const STALLED_OUT = 'job stalled more than allowable limit'
+
 /** The job error a BullMQ failure reason stands for (BullMQ's own reasons, e.g. a stall, are interruptions). */
 export function jobErrorOf(reason: string | undefined): JobError {
   const match = /^([A-Z_]+): (.*)$/su.exec(reason ?? '')
   if (match && isErrorCode(match[1]!)) return { code: match[1] as ErrorCode, message: match[2]! }
+  if (reason === STALLED_OUT) {
+    const message =
+      'the worker running it died at each of its runs (jobs.attempts): the job is the likely cause.'
+    return { code: 'JOB_INTERRUPTED', message: errors.JOB_INTERRUPTED(message).message }
+  }
   return {
     code: 'JOB_INTERRUPTED',
     message: errors.JOB_INTERRUPTED(reason || 'the worker running it stopped.').message,

@@ -5,7 +5,7 @@
  */
 import type { Job } from 'bullmq'
 import type { JobRecord, JobResult, JobState } from '../types.ts'
-import { jobErrorOf, type TranscribeData } from './queue.ts'
+import { jobErrorOf, STALLED_OUT, type TranscribeData } from './queue.ts'
 
 const STATES: Record<string, JobState> = {
   waiting: 'queued',
@@ -39,7 +39,7 @@ export async function recordOf(
     ...submitted,
     state,
     progress: state === 'completed' ? 1 : await progressOf(job, bullState),
-    attempts: job.attemptsStarted,
+    attempts: countedAttempts(job, state, submitted.maxAttempts),
     error: state === 'completed' ? null : job.failedReason ? jobErrorOf(job.failedReason) : null,
     result: state === 'completed' ? job.returnvalue : null,
     runner: job.data.runner ?? null,
@@ -52,6 +52,16 @@ export async function recordOf(
   if (state === 'completed' && record.runner)
     record.runner = { ...record.runner, engine: job.returnvalue.engine }
   return record
+}
+
+/**
+ * Runs counted against the job, never more than its maximum: those that ended (BullMQ's attemptsMade) and the
+ * one running. A run its worker's death cut off (a stall) is not counted (BullMQ's attemptsStarted counts
+ * it), unless the job failed for such deaths: then they all count, as its maximum.
+ */
+function countedAttempts(job: Job<TranscribeData, JobResult>, state: JobState, maxAttempts: number): number {
+  if (state === 'failed' && job.failedReason === STALLED_OUT) return maxAttempts
+  return Math.min(maxAttempts, job.attemptsMade + (state === 'active' ? 1 : 0))
 }
 
 /** A fanned-out job's progress is the share of its parts done; any other job's is what its run reported. */

@@ -10,12 +10,20 @@
  *
  * Faults: the worker holds each job's lock (`jobs.redis.lockDurationMs`, renewed every half of it); a worker
  * killed outright lets it lapse, and any worker's stall check (`jobs.redis.stalledIntervalMs`) queues the
- * job again. A Redis restart pauses the worker (its commands wait for the reconnection). SIGTERM stops it
+ * job again, behind the others of its priority; that run is not counted as an attempt. A Redis restart pauses the worker (its commands wait for the reconnection). SIGTERM stops it
  * taking jobs, lets its runs finish for `graceMs`, then returns the ones still running to the queue.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { type Job, Queue, UnrecoverableError, WaitingChildrenError, WaitingError, Worker } from 'bullmq'
+import {
+  DelayedError,
+  type Job,
+  Queue,
+  UnrecoverableError,
+  WaitingChildrenError,
+  WaitingError,
+  Worker,
+} from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { AudioService } from '../../audio/service.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
@@ -56,10 +64,11 @@ export interface WorkerOptions {
   graceMs: number
 }
 
-/** A part's result: the engine's results for its pieces. */
+/** A part's result: the engine's results for its pieces, and the seconds its run took. */
 interface PartResult {
   index: number
   pieces: PieceResult[]
+  processingSeconds: number
 }
 
 type AnyJob = Job<TranscribeData | PartData, JobResult | PartResult>
@@ -144,6 +153,15 @@ export class RedisJobWorker {
   }
 
   async #process(job: AnyJob, token: string): Promise<JobResult | PartResult> {
+    if (job.stalledCounter > (job.data.stallsSeen ?? 0)) {
+      // Its worker died while running it, and BullMQ put it back at the head of the queue: it goes behind
+      // the other jobs of its priority first (a run not counted), so that a crash loop of workers does not
+      // fall on one job. A job that is the cause stalls again at each of its runs, and BullMQ fails it after
+      // `maxStalledCount` (jobs.attempts) stalls.
+      await job.updateData({ ...job.data, stallsSeen: job.stalledCounter })
+      await job.moveToDelayed(Date.now(), token)
+      throw new DelayedError()
+    }
     const parentId = job.name === PART ? (job.data as PartData).parentId : null
     const controller = new AbortController()
     this.#running.set(job.id!, { controller, parentId })
@@ -209,7 +227,8 @@ export class RedisJobWorker {
         hints(record, signal),
       )
       const { partSeconds } = this.#deps.configStore.current.jobs.redis
-      plan = { ...planned, groups: groupPieces(planned.pieces, partSeconds) }
+      const planningSeconds = secondsSince(started)
+      plan = { ...planned, groups: groupPieces(planned.pieces, partSeconds), planningSeconds }
       await job.updateData({ ...job.data, plan })
     }
     const config = this.#deps.configStore.current
@@ -228,23 +247,27 @@ export class RedisJobWorker {
       })),
     )
     if (await job.moveToWaitingChildren(token)) throw new WaitingChildrenError()
-    const values = await job.getChildrenValues<PartResult>()
-    const pieces = Object.values(values)
-      .sort((a, b) => a.index - b.index)
-      .flatMap((part) => part.pieces)
-    const transcript = this.#deps.transcription.joinPieces(pieces, plan)
+    const parts = Object.values(await job.getChildrenValues<PartResult>()).sort((a, b) => a.index - b.index)
+    const transcript = this.#deps.transcription.joinPieces(
+      parts.flatMap((part) => part.pieces),
+      plan,
+    )
     signal.throwIfAborted()
-    return this.#deps.executor.writeResult(record, transcript, started)
+    // The job's work is its planning, its parts' runs (wherever they ran) and this join.
+    const workSeconds =
+      (plan.planningSeconds ?? 0) + parts.reduce((sum, part) => sum + (part.processingSeconds ?? 0), 0)
+    return this.#deps.executor.writeResult(record, transcript, started, workSeconds)
   }
 
   async #runPart(job: Job<PartData, PartResult>, signal: AbortSignal): Promise<PartResult> {
+    const started = performance.now()
     const { record, pieces, index } = job.data
     const results = await this.#deps.transcription.transcribePieces(
       { kind: 'file', path: audioPath(this.#deps.configStore, record) },
       pieces,
       hints(record, signal),
     )
-    return { index, pieces: results }
+    return { index, pieces: results, processingSeconds: secondsSince(started) }
   }
 
   /** Whether the job's audio is long enough to fan out (a file on shared storage; a URL's runs whole). */
@@ -317,7 +340,7 @@ export class RedisJobWorker {
   }
 
   #count(audioSeconds: number, started: number): void {
-    this.#stats.count(audioSeconds, (performance.now() - started) / 1000)
+    this.#stats.count(audioSeconds, secondsSince(started))
   }
 
   async #isCancelled(id: string): Promise<boolean> {
@@ -339,6 +362,11 @@ export class RedisJobWorker {
     })
     await this.#connections[0]!.set(keys.worker(this.id), JSON.stringify(heartbeat), 'PX', HEARTBEAT_MS * 3)
   }
+}
+
+/** Seconds since `started` (a performance.now()), to the millisecond. */
+function secondsSince(started: number): number {
+  return Math.round(performance.now() - started) / 1000
 }
 
 /** The abort reason of a shutdown (its runs go back to the queue, they did not fail). */

@@ -126,9 +126,15 @@ export async function waitForStderr(
  * it answers `/v1/health`; its stdout and stderr are kept (`output()`), and it is killed at the test's end
  * if it still runs.
  */
-export async function spawnServe(t: Test, config: Record<string, unknown>) {
+export async function spawnServe(
+  t: Test,
+  config: Record<string, unknown>,
+  options: {
+    /** A data folder kept between services (a restart); default: one of its own. */ dataDir?: string
+  } = {},
+) {
   const dir = tempDir(t)
-  const dataDir = path.join(dir, 'data')
+  const dataDir = options.dataDir ?? path.join(dir, 'data')
   const configFile = path.join(dir, 'config.json')
   writeFileSync(configFile, JSON.stringify(config))
   const port = await freePort()
