@@ -5,6 +5,7 @@
  * `dictum transcribe` writes them. A translation's `verbose_json` says `task: "translate"`, language `english`.
  */
 import { formatDocument, verboseJson } from '../transcribe/formats.ts'
+import { detectedLanguages } from '../transcribe/languages.ts'
 import { toLogprobs } from '../transcribe/logprobs.ts'
 import type { Transcript } from '../transcribe/service.ts'
 import type { ResponseFormat } from './schemas.ts'
@@ -34,16 +35,6 @@ const CONTENT_TYPES = {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/**
- * OpenAI's `languages`: what the engine detected (or was told and used), else the engine's only language,
- * else `[]` (it cannot tell). Codes are ISO 639-1, without region.
- */
-export function detectedLanguages(transcript: Transcript, engineLanguages: readonly string[]) {
-  const only = engineLanguages.length === 1 && engineLanguages[0] !== '*' ? engineLanguages[0] : undefined
-  const code = transcript.language ?? only
-  return code ? [{ code: code.toLowerCase().split(/[-_]/)[0] as string }] : []
-}
-
 export function formatTranscript(
   transcript: Transcript,
   options: ReplyOptions,
@@ -51,7 +42,7 @@ export function formatTranscript(
 ): FormattedReply {
   const languages = options.translate
     ? [{ code: 'en' }]
-    : detectedLanguages(transcript, options.engineLanguages)
+    : (transcript.languages ?? detectedLanguages(transcript, options.engineLanguages))
   if (options.format === 'json') {
     const body: Record<string, unknown> = { text: transcript.text, languages }
     if (options.logprobs) body.logprobs = toLogprobs(transcript.tokens ?? [])

@@ -122,5 +122,6 @@ export function verboseJson(
       return word
     })
   }
+  if (transcript.languages) reply.languages = transcript.languages
   return reply
 }

@@ -58,6 +58,8 @@ export const VerboseTranscriptionSchema = Type.Object({
   text: Type.String(),
   segments: Type.Array(VerboseSegmentSchema),
   words: Type.Optional(Type.Array(VerboseWordSchema)),
+  /** OpenAI's detected languages (ISO 639-1), `[]` when the engine cannot tell. */
+  languages: Type.Optional(Type.Array(Type.Object({ code: Type.String() }))),
 })
 
 export type VerboseSegment = Static<typeof VerboseSegmentSchema>

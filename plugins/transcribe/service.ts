@@ -27,6 +27,7 @@ import type { VadTuning } from '../../vad/vad-segmenter.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import { mapInOrder } from './in-order.ts'
 import { joinPieces, type PieceResult } from './join.ts'
+import { detectedLanguages } from './languages.ts'
 
 const SAMPLE_RATE = TARGET_SAMPLE_RATE
 /** The window used for engines that declare no limit: long audio is still cut, to bound memory. */
@@ -92,6 +93,11 @@ export interface Transcript {
   language: string | null
   /** The engine's tokens with log-probabilities (logprobs.ts), null when it gave no certainty. */
   tokens: TranscriptToken[] | null
+  /**
+   * OpenAI's `languages` (languages.ts), where the transcription knew its engine: the one
+   * formatter writes it into `verbose_json`, so `dictum transcribe` and the OpenAI route write one document.
+   */
+  languages?: Array<{ code: string }>
 }
 
 interface Deps {
@@ -236,11 +242,12 @@ export class TranscriptionService {
       },
       options.signal,
     )
-    return this.joinPieces(pieces, {
+    const transcript = this.joinPieces(pieces, {
       sampleCount: counted.samples,
       provider: engine.displayName,
       engine: engine.id,
     })
+    return { ...transcript, languages: detectedLanguages(transcript, engine.capabilities.languages) }
   }
 
   /**
