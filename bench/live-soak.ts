@@ -209,10 +209,15 @@ export async function benchLiveSoak(): Promise<Record<string, number | string>> 
       const first = afterMinute[0]
       const ended = items.completed + items.failed
       const label = `${sessions} sessions`
+      // Sessions closed early (backlog) can end before the first minute: then there is no "after" figure.
+      const lastAt = round((samples.at(-1)?.at ?? 0) / 1000, 0)
       figures[
-        `${label}: engine hosts MB at ${round((first?.at ?? 0) / 1000, 0)} s / highest after / 40 s after close`
-      ] =
-        `${round(first?.hosts ?? 0, 0)} / ${round(Math.max(...afterMinute.map((s) => s.hosts)), 0)} / ${round(hostsRssMb(pid), 0)}`
+        first
+          ? `${label}: engine hosts MB at ${round(first.at / 1000, 0)} s / highest after / 40 s after close`
+          : `${label}: engine hosts MB highest (sessions ended at ${lastAt} s) / 40 s after close`
+      ] = first
+        ? `${round(first.hosts, 0)} / ${round(Math.max(...afterMinute.map((s) => s.hosts)), 0)} / ${round(hostsRssMb(pid), 0)}`
+        : `${round(Math.max(0, ...samples.map((s) => s.hosts)), 0)} / ${round(hostsRssMb(pid), 0)}`
       figures[`${label}: service MB before / highest / 40 s after close`] =
         `${round(serverBefore, 0)} / ${round(Math.max(...samples.map((s) => s.server)), 0)} / ${round(rssMb(pid), 0)}`
       figures[`${label}: items committed / completed / failed / without a last event`] =
