@@ -470,6 +470,21 @@ function multipart(rng: Prng, route: string): { contentType: string; body: Buffe
   return { contentType, body }
 }
 
+/** An OpenAI audio request every route of that family serves: the fixture clip as `file`, `whisper-1`. */
+function validOpenAiForm(): { contentType: string; body: Buffer } {
+  const boundary = '----fuzzvalid'
+  const body = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    ),
+    WAV,
+    Buffer.from(
+      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--${boundary}--\r\n`,
+    ),
+  ])
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body }
+}
+
 /** A body for `route` (`METHOD /template`) and the content type it is sent with. */
 function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: string; body?: Buffer } {
   const json = (value: unknown) => ({ contentType: 'application/json', body: Buffer.from(toJson(value)) })
@@ -526,6 +541,9 @@ function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: s
     }
     case 'POST /v1/audio/transcriptions':
     case 'POST /v1/audio/translations':
+      // A share of plain valid requests: with the many optional fields each drawn at random, a short run on a
+      // busy machine could otherwise send none the route serves (as POST /v1/jobs keeps a valid share).
+      if (rng.chance(0.15)) return validOpenAiForm()
       if (rng.chance(0.1)) return json(audioJson(rng, payloads, route.path))
       return multipart(rng, route.path)
   }
