@@ -27,6 +27,61 @@ function anyValue(rng: Prng): unknown {
   ])()
 }
 
+/**
+ * A GA transcription session.update with the fields of openai 7.x drawn at random (keywords, languages,
+ * include, semantic_vad with eagerness, noise_reduction): `valid` keeps each to its documented form,
+ * otherwise one of them is bent (a keyword with markup or a control character, a wrong type, an unknown value).
+ */
+function sessionFields(rng: Prng, valid: boolean): unknown {
+  const maybe = <T>(value: () => T): T | undefined => (rng.chance(0.5) ? value() : undefined)
+  const transcription: Record<string, unknown> = {
+    model: maybe(() => rng.pick(['gpt-live-transcribe', 'gpt-transcribe', 'gpt-4o-transcribe', 'whisper-1'])),
+    keywords: maybe(() =>
+      Array.from({ length: rng.int(0, 5) }, () => rng.pick(['Kubernetes', 'dictum', 'zq'])),
+    ),
+    languages: maybe(() => rng.pick([['en'], ['en', 'de'], []])),
+  }
+  const input: Record<string, unknown> = {
+    transcription,
+    turn_detection: rng.pick([
+      null,
+      { type: 'server_vad' },
+      { type: 'semantic_vad', eagerness: rng.pick(['low', 'medium', 'high', 'auto', undefined]) },
+    ]),
+  }
+  const session: Record<string, unknown> = {
+    type: 'transcription',
+    include: maybe(() => rng.pick([['item.input_audio_transcription.logprobs'], []])),
+    audio: { input },
+  }
+  if (rng.chance(0.2)) input.noise_reduction = rng.pick([null, { type: 'near_field' }, { type: 'far_field' }])
+  if (!valid) {
+    rng.pick<() => void>([
+      () => {
+        transcription.keywords = [
+          rng.pick(['<b>x</b>', 'a\nb', 'a\rb', '\u0007', '  ', 'x'.repeat(rng.length(5000))]),
+        ]
+      },
+      () => {
+        transcription.keywords = anyValue(rng)
+      },
+      () => {
+        transcription.languages = rng.pick([['klingon'], ['EN-us-x'], anyValue(rng)])
+      },
+      () => {
+        session.include = rng.pick([['no.such.include'], anyValue(rng)])
+      },
+      () => {
+        input.turn_detection = { type: 'semantic_vad', eagerness: rng.pick(['eager', anyValue(rng)]) }
+      },
+      () => {
+        input.noise_reduction = rng.pick([{ type: 'studio' }, anyValue(rng)])
+      },
+    ])()
+  }
+  return { type: 'session.update', session }
+}
+
 function validRealtime(rng: Prng): unknown {
   return rng.pick<() => unknown>([
     () => ({ type: 'input_audio_buffer.append', audio: audioB64(rng) }),
@@ -46,6 +101,7 @@ function validRealtime(rng: Prng): unknown {
         },
       },
     }),
+    () => sessionFields(rng, true),
     () => ({
       type: 'transcription_session.update',
       session: { input_audio_format: 'pcm16', turn_detection: null, input_audio_transcription: {} },
@@ -81,6 +137,7 @@ function invalidRealtime(rng: Prng): RealtimeFrame {
           audio: { input: { format: { type: 'audio/pcm', rate: anyValue(rng) } } },
         },
       }),
+    () => json(sessionFields(rng, false)),
     () => ({ data: `${'['.repeat(5000)}${']'.repeat(5000)}`, binary: false }),
   ])()
 }
