@@ -2,12 +2,13 @@
 # Sets dictum up on a fresh Debian/Ubuntu machine: the system packages it uses (the pocketsphinx recognizer
 # with its English model, espeak-ng for the pronunciation of custom words it does not know, ffmpeg for
 # non-WAV audio, tools for model archives and test fixtures, systemd-analyze to check the service unit,
-# redis-server for the job queue's tests, Debian's chromium and firefox-esr for the web app's browser tests),
+# redis-server for the job queue's tests, Debian's chromium and firefox-esr for the web app's browser tests,
+# openssl for the certificate of the realtime SDK test, which only speaks wss),
 # then the npm dependencies. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(pocketsphinx pocketsphinx-en-us espeak-ng ffmpeg bzip2 unzip zip sox python3-onnx systemd redis-server chromium firefox-esr)
+PACKAGES=(pocketsphinx pocketsphinx-en-us espeak-ng ffmpeg bzip2 unzip zip sox python3-onnx systemd redis-server chromium firefox-esr openssl)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
