@@ -164,6 +164,8 @@ export class SherpaOnnxEngine implements EngineInstance {
     const debug = this.#debug(spec, plan)
     if (request.samples.length < MIN_SAMPLES) return { text: '', confidence: null, debug }
     this.#applyLanguage(loaded, request.language, request.task)
+    // Whisper's task (transcribe, or translate into English) is part of what made the text.
+    if (spec.family === 'whisper') debug.task = loaded.task
     try {
       const stream =
         plan && plan.lines.length > 0

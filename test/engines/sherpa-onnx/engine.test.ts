@@ -154,6 +154,15 @@ test('Whisper: custom words are ignored, languages are checked before the recogn
   t.equal(unknown.language, 'de', 'a language the model lacks falls back to the configured one')
 })
 
+test('Whisper: a request asking to translate runs the translate task; the next one transcribes again', async (t) => {
+  const instance = await open(t, { model: 'whisper-tiny' })
+  const translated = await instance.transcribe(request(jfk, { task: 'translate' }))
+  t.type(translated.text, 'string', 'the fixture decodes with the translate task')
+  t.equal(translated.debug?.task, 'translate')
+  const transcribed = await instance.transcribe(request(jfk))
+  t.equal(transcribed.debug?.task, 'transcribe', 'the configured task is back')
+})
+
 test('Whisper: a configured language the model lacks fails the load with a clear error', async (t) => {
   const instance = await engine.create({
     options: optionsOf({ model: 'whisper-tiny', language: 'fr' }),
