@@ -12,8 +12,9 @@
  * off by resampling). The clip is goforward.wav: a clear one, whose text came out the same in every run;
  * with librispeech-1089-134686-0001.wav pocketsphinx heard a borderline "you" in about half the runs (the
  * resampling and where the VAD cut differ by a few milliseconds from run to run), so the first check failed
- * there while the second held. The fake device loops the file: the clip is padded with 1 s of silence before and 5 s
- * after, and the test stops after the first utterance is final, inside that silence.
+ * there while the second held. The fake device loops the file: the clip is padded with 1 s of silence before and 40 s
+ * after, and the test stops after the first utterance is final, inside that silence (5 s was too short once on
+ * a busy machine: the first item, which starts the live engine host, completed after the loop had begun again).
  * With ai.provider `rules`, the page also shows the raw and the cleaned text (/v1/postprocess).
  */
 import { execFileSync } from 'node:child_process'
@@ -39,7 +40,7 @@ t.test('speech in the microphone: the page shows the text /v1/transcribe gives',
   // Chromium's fake capture reads a WAV file; 48 kHz 16-bit mono, the rate of a common microphone.
   const fakeMic = path.join(dir, 'microphone.wav')
   execFileSync('ffmpeg', [
-    ...['-v', 'error', '-i', CLIP, '-af', 'adelay=1000,apad=pad_dur=5'],
+    ...['-v', 'error', '-i', CLIP, '-af', 'adelay=1000,apad=pad_dur=40'],
     ...['-ar', '48000', '-ac', '1', '-c:a', 'pcm_s16le', fakeMic],
   ])
   const app = await build(t, {
