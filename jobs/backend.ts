@@ -5,7 +5,7 @@
  */
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import type { Db } from '../kernel/storage/database.ts'
+import type { Db } from '../storage/database.ts'
 import { LazyJobBackend } from './lazy-backend.ts'
 import { LocalJobBackend } from './local/backend.ts'
 import type { JobBackend, JobExecutor } from './types.ts'

@@ -21,11 +21,11 @@ import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
-import { UploadSlots } from './http/upload-slots.ts'
+import { UploadSlots } from '../http/upload-slots.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
-import { type Db, openDatabase } from './storage/database.ts'
-import type { FeatureMigrations } from './storage/migrations.ts'
+import { type Db, openDatabase } from '../storage/database.ts'
+import type { FeatureMigrations } from '../storage/migrations.ts'
 
 /** The app's services. The kernel's are declared here; each feature declares its own on this interface. */
 export interface Cradle {
@@ -57,7 +57,7 @@ export interface Feature {
    * (`declare module '…/kernel/container.ts' { interface Cradle { … } }`) so its users resolve it typed.
    */
   services?: { [K in keyof Cradle]?: Resolver<Cradle[K]> }
-  /** Its tables' migrations, in order (kernel/storage/migrations.ts). */
+  /** Its tables' migrations, in order (storage/migrations.ts). */
   migrations?: readonly string[]
   /** Its HTTP routes, registered under `prefix`. */
   routes?: { prefix: string; plugin: FastifyPluginAsync }
@@ -65,7 +65,7 @@ export interface Feature {
   close?: (cradle: Cradle) => Promise<void>
 }
 
-/** The tables of these features, for the database (kernel/storage/migrations.ts). */
+/** The tables of these features, for the database (storage/migrations.ts). */
 export function featureTables(features: readonly Feature[]): FeatureMigrations[] {
   return features.flatMap((f) => (f.migrations ? [{ feature: f.name, migrations: f.migrations }] : []))
 }

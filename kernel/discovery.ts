@@ -11,7 +11,7 @@ import { KindGuard } from '@sinclair/typebox'
 import { type CatalogEntry, catalogProblems } from './contracts/catalog.ts'
 import type { EngineDefinition } from './contracts/engine.ts'
 import type { ProviderDefinition } from './contracts/provider.ts'
-import { errors } from './errors.ts'
+import { errors } from '../errors/catalogue.ts'
 
 export interface Discovered<D> {
   definition: D

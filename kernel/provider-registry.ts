@@ -11,7 +11,7 @@ import type { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from './contracts/provider.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
-import { type DictumError, errors, isDictumError } from './errors.ts'
+import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import { resolveOptions } from './plugin-options.ts'
 import { PluginSlots, type Slot } from './plugin-slots.ts'
 

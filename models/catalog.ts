@@ -4,7 +4,7 @@
  */
 import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import type { EngineDefinition } from '../kernel/contracts/engine.ts'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { VAD_CATALOG } from '../vad/catalog.ts'
 
 /**

@@ -3,7 +3,7 @@
  */
 import { statfs } from 'node:fs/promises'
 import type { CatalogEntry } from '../kernel/contracts/catalog.ts'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { formatBytes } from './format-bytes.ts'
 
 /**

@@ -44,7 +44,7 @@ export {
   type ProviderProcessRequest,
   type ProviderProcessResult,
 } from '../kernel/contracts/provider.ts'
-export { DictumError, type ErrorCode, errors, isDictumError } from '../kernel/errors.ts'
+export { DictumError, type ErrorCode, errors, isDictumError } from '../errors/catalogue.ts'
 // Outbound HTTP: time limit, abort, bounded body, failures in one vocabulary, URLs fit to show.
 export {
   discardBody,

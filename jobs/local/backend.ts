@@ -8,8 +8,8 @@
  */
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../../kernel/errors.ts'
-import { writeTransaction } from '../../kernel/storage/write.ts'
+import { errors } from '../../errors/catalogue.ts'
+import { writeTransaction } from '../../storage/write.ts'
 import { sleep } from '../../lib/timeout.ts'
 import type { BackendDeps } from '../backend.ts'
 import { thisRunner } from '../executor.ts'

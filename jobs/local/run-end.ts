@@ -3,7 +3,7 @@
  * (again and again, by the backend, while the database refuses writes: a full disk) until it is recorded.
  */
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
-import { DictumError, isDictumError } from '../../kernel/errors.ts'
+import { DictumError, isDictumError } from '../../errors/catalogue.ts'
 import { redact } from '../../lib/secrets.ts'
 import { isRetryable, type JobError, type JobRecord, type JobResult, type JobRunner } from '../types.ts'
 import type { JobStore } from './store.ts'

@@ -6,7 +6,7 @@ import type {
   EngineTranscribeResult,
   PluginLogger,
 } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
+import type { DictumError } from '../../errors/catalogue.ts'
 import { AudioHandoff } from './audio-handoff.ts'
 import {
   crashError,

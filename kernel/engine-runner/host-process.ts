@@ -4,7 +4,7 @@
  * by {@link ./engine-host.ts}; never imported.
  */
 import type { EngineInstance, EngineStream, PluginLogger } from '../contracts/engine.ts'
-import { errors } from '../errors.ts'
+import { errors } from '../../errors/catalogue.ts'
 import { AudioReceiver } from './audio-handoff.ts'
 import { findDefinition, importPluginModule } from './find-definition.ts'
 import { exitWithParent } from './parent-watch.ts'

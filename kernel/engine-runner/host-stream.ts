@@ -4,7 +4,7 @@
  * errors come back through {@link EngineHost}, which also ends the stream when the host dies.
  */
 import type { EnginePartial, EngineTranscribeResult, PluginLogger } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
+import type { DictumError } from '../../errors/catalogue.ts'
 import { timeoutError } from './engine-errors.ts'
 import type { ParentMessage } from './protocol.ts'
 import { StreamCore } from './stream-core.ts'

@@ -7,7 +7,7 @@ import type {
   EngineTranscribeRequest,
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
-import { type DictumError, isDictumError } from '../errors.ts'
+import { type DictumError, isDictumError } from '../../errors/catalogue.ts'
 import {
   loadFailure,
   loadTimeoutError,

@@ -8,7 +8,7 @@ import type {
   EngineTranscribeResult,
   PluginLogger,
 } from '../contracts/engine.ts'
-import { isDictumError } from '../errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { type EngineOperation, timeoutError, transcribeFailure } from './engine-errors.ts'
 import { toWireError } from './protocol.ts'
 import { StreamCore } from './stream-core.ts'

@@ -4,7 +4,7 @@ import type {
   EngineTranscribeRequest,
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
-import { type DictumError, errors, isDictumError } from '../errors.ts'
+import { type DictumError, errors, isDictumError } from '../../errors/catalogue.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
 import { NotStartedError, streamingUnsupported } from './engine-errors.ts'
 import { EngineHost } from './engine-host.ts'

@@ -4,7 +4,7 @@
  * ends exactly once (finished, failed, cancelled or closed) and then frees the engine's stream.
  */
 import type { EnginePartial, EngineTranscribeResult, PluginLogger } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
+import type { DictumError } from '../../errors/catalogue.ts'
 import { engineDetail, oversizeFailure } from './engine-errors.ts'
 import { oversizeReason } from './result-limit.ts'
 

@@ -6,7 +6,7 @@ import type {
   EngineTranscribeResult,
   PluginLogger,
 } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
+import type { DictumError } from '../../errors/catalogue.ts'
 import type { SlotPriority } from './slot-queue.ts'
 
 export type { SlotPriority }

@@ -8,7 +8,7 @@ import {
   formatTimestamp,
   formatVtt,
   wrapLines,
-} from '../../plugins/transcribe/subtitles.ts'
+} from '../../transcription/subtitles.ts'
 import { build } from '../helpers/build.ts'
 import { listen } from '../helpers/http.ts'
 import { audioFixturesDir, fixtureConfig, setup } from './run-cli.ts'

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { UrlPolicy } from '../../jobs/url-policy.ts'
-import { isDictumError } from '../../kernel/errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 
 function byName(policy: UrlPolicy, url: string): string | null {
   try {

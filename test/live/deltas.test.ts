@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { alignedPrefix, ItemText, longestTriggerWords } from '../../live/deltas.ts'
-import { compileReplacements } from '../../plugins/dictionary/replace.ts'
+import { compileReplacements } from '../../dictionary/replace.ts'
 
 function run(hypotheses: string[], final: string, rules: { triggers: string[]; replacement: string }[] = []) {
   const matcher = compileReplacements(rules.map((r, i) => ({ id: String(i), ...r })))

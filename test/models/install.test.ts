@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
-import { isDictumError } from '../../kernel/errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { type InstallManifest, installModel, MANIFEST_FILE } from '../../models/install.ts'
 import { hasCommand, MODEL_FILES, makeTarBz2, makeZip, rawTarBz2, rawZip, sha256 } from './fixtures.ts'
 

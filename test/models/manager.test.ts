@@ -11,7 +11,7 @@ import {
 import path from 'node:path'
 import t from 'tap'
 import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
-import { isDictumError } from '../../kernel/errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { ModelManager } from '../../models/manager.ts'
 import type { DownloadProgress } from '../../models/progress-meter.ts'
 import {

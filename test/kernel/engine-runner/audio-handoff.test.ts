@@ -13,7 +13,7 @@ import {
   usableDir,
 } from '../../../kernel/engine-runner/audio-handoff.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { fixtureRunner } from './runner-helpers.ts'
 
 function tempDir(t: Test): string {

@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { fixtureRunner, isAlive, pidOf, request, waitForExit } from './runner-helpers.ts'
 
 const LIMIT_MB = 200

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { ProcessEngineRunner } from '../../../kernel/engine-runner/process-runner.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { fixtureRunner, memoryLogger, pidOf, request } from './runner-helpers.ts'
 
 const hostsStarted = (logger: ReturnType<typeof memoryLogger>) =>

@@ -7,7 +7,7 @@ import t from 'tap'
 import type { EngineRunnerOptions } from '../../../kernel/engine-runner/index.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import type { ProcessEngineRunner } from '../../../kernel/engine-runner/process-runner.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { fixtureRunner, pidOf, waitForExit } from './runner-helpers.ts'
 import { audio, partialsOf, type StreamingOptions, streamingRunner } from './stream-helpers.ts'
 

@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { expectedText } from '../../fixtures/plugins/streaming-engine.ts'
 import { audio, failureOf, MS_PER_WORD, partialsOf, streamingRunner } from './stream-helpers.ts'
 
