@@ -4,6 +4,7 @@
  * (server/server.ts owns the process). dictum's own list of features is server/app.ts's `buildApp`.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { asClass } from 'awilix'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -29,8 +30,16 @@ import { clientErrorHandler, closeIfBodyUnread, errorHandler, frameworkErrors } 
 import { createGuard } from './guard.ts'
 import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './request-timeout.ts'
 import { RoutesTable } from './routes-table.ts'
+import { UploadSlots } from './upload-slots.ts'
 import { checkPluginConfig } from '../kernel/plugin-options.ts'
 import type { RunnerFactory } from '../kernel/registry.ts'
+
+declare module '../kernel/container.ts' {
+  interface Cradle {
+    /** The cap on audio uploads received at once: the HTTP shell's own service. */
+    uploads: UploadSlots
+  }
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -98,7 +107,7 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
     discovery,
     features: options.features,
     ...(options.runnerFactory ? { runnerFactory: options.runnerFactory } : {}),
-    ...(options.services ? { services: options.services } : {}),
+    services: { uploads: asClass(UploadSlots).singleton(), ...options.services },
   })
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })

@@ -21,7 +21,6 @@ import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
-import { UploadSlots } from '../http/upload-slots.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
 import { type Db, openDatabase } from '../storage/database.ts'
@@ -38,7 +37,6 @@ export interface Cradle {
   runnerFactory: RunnerFactory
   engines: EngineRegistry
   providers: ProviderRegistry
-  uploads: UploadSlots
   /** The machine's cores and free memory, as `speech.concurrency: "auto"` reads them (tests inject theirs). */
   machine: MachineResources
 }
@@ -100,7 +98,6 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     runnerFactory: asValue(options.runnerFactory ?? createEngineRunner),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
-    uploads: asClass(UploadSlots).singleton(),
     machine: asValue(systemResources),
   })
   for (const feature of options.features) if (feature.services) container.register(feature.services as never)
