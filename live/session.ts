@@ -13,9 +13,9 @@ import { type DictumError, errors } from '../errors/catalogue.ts'
 import type { AcquiredEngine, ReportedCapabilities } from '../kernel/registry.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import type { HistoryService } from '../history/service.ts'
-import { requestWords } from '../routes/openai/request-fields.ts'
 import { resultTokens } from '../transcription/logprobs.ts'
-import { languageAmong, withRequestWords } from '../transcription/service.ts'
+import { engineCustomWords, requestWords } from '../transcription/custom-words.ts'
+import { languageAmong } from '../transcription/service.ts'
 import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { InputQueue } from './input-queue.ts'
@@ -295,13 +295,7 @@ export class LiveSessionImpl implements LiveSession {
     const { prompt, keywords, languages } = this.#settings
     const language = languages ? languageAmong(languages, engine) : this.#settings.language
     // the session's keywords join the dictionary's words for its items only; the dictionary is not changed
-    const customWords = engine.capabilities.customWords
-      ? withRequestWords(dictionary.customWords(), requestWords(keywords ?? [])).map((w) => ({
-          text: w.text,
-          weight: w.weight,
-          aliases: [...w.aliases],
-        }))
-      : []
+    const customWords = engineCustomWords(engine.capabilities, dictionary, requestWords(keywords ?? []))
     const triggers = dictionary.listReplacements().items.flatMap((rule) => rule.triggers)
     const open: OpenItem = {
       item: new LiveItem({

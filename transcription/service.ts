@@ -25,6 +25,7 @@ import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
 import type { VadTuning } from '../vad/vad-segmenter.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
+import { engineCustomWords } from './custom-words.ts'
 import { mapInOrder } from './in-order.ts'
 import { joinPieces, type PieceResult } from './join.ts'
 import { detectedLanguages } from './languages.ts'
@@ -305,13 +306,11 @@ export class TranscriptionService {
     offsetSeconds: number,
     options: TranscribeOptions,
   ) {
-    const customWords = engine.capabilities.customWords
-      ? withRequestWords(this.#deps.dictionary.customWords(), options.customWords ?? [])
-      : []
+    const customWords = engineCustomWords(engine.capabilities, this.#deps.dictionary, options.customWords)
     const result: EngineTranscribeResult = await engine.runner.transcribe(
       {
         samples,
-        customWords: customWords.map((w) => ({ text: w.text, weight: w.weight, aliases: [...w.aliases] })),
+        customWords,
         offsetSeconds,
         ...(options.language ? { language: options.language } : {}),
         ...(options.languages ? { languages: [...options.languages] } : {}),
@@ -429,17 +428,6 @@ export function checkLanguage(language: string | undefined, engine: AcquiredEngi
     `language "${language}" is not one ${engine.displayName} transcribes (it does: ${languages.join(', ')}).`,
     { extra: { param: 'language' } },
   )
-}
-
-/** The dictionary's words and a request's own, a request word the dictionary already has counted once. */
-/** The dictionary's custom words, then each request word not already among them (compared without case). */
-export function withRequestWords(
-  dictionary: readonly EngineCustomWord[],
-  request: readonly EngineCustomWord[],
-): readonly EngineCustomWord[] {
-  if (request.length === 0) return dictionary
-  const known = new Set(dictionary.map((w) => w.text.toLowerCase()))
-  return [...dictionary, ...request.filter((w) => !known.has(w.text.toLowerCase()))]
 }
 
 /**

@@ -4,7 +4,6 @@
  * `known_speaker_names[]`, `known_speaker_references[]`), checked as OpenAI checks them. What dictum does
  * with each is in docs/openai-api.md.
  */
-import type { EngineCustomWord } from '../../kernel/contracts/engine.ts'
 import { errors } from '../../errors/catalogue.ts'
 import type { VadTuning } from '../../vad/vad-segmenter.ts'
 
@@ -41,11 +40,6 @@ export function parseKeywords(values: readonly string[]): string[] {
     if (!keywords.some((k) => k.toLowerCase() === keyword.toLowerCase())) keywords.push(keyword)
   }
   return keywords
-}
-
-/** Keywords as custom words of one request: the engine's default weight, no spoken aliases. */
-export function requestWords(keywords: readonly string[]): EngineCustomWord[] {
-  return keywords.map((text) => ({ text, weight: null, aliases: [] }))
 }
 
 /** `languages[]`: ISO 639-1 codes, lower case; never together with `language`. */
