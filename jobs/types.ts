@@ -12,6 +12,9 @@
  * while `attempts < maxAttempts`; else it is failed with its reason. A cancelled queued job never runs; a
  * cancelled active job is aborted through its run's AbortSignal. completed, failed and cancelled are final.
  */
+import type { ConfigStore } from '../kernel/config-store.ts'
+import type { PluginLogger } from '../kernel/contracts/engine.ts'
+import type { Db } from '../storage/database.ts'
 import type { DocumentFormat } from '../transcription/formats.ts'
 import type { WorkerStatus } from './worker-stats.ts'
 
@@ -202,4 +205,14 @@ export interface JobExecutor {
 export function isRetryable(error: { statusCode?: number } | unknown): boolean {
   const status = (error as { statusCode?: unknown } | null)?.statusCode
   return typeof status !== 'number' || status >= 500
+}
+
+/** What every queue backend is built from (jobs/backend.ts picks which one, by `jobs.backend`). */
+export interface BackendDeps {
+  /** The config in force (`jobs.concurrency` applies live). */
+  configStore: ConfigStore
+  /** The app's database (the local backend keeps its jobs there). */
+  db: Db
+  executor: JobExecutor
+  logger: PluginLogger
 }

@@ -11,11 +11,11 @@ import path from 'node:path'
 import { errors } from '../../errors/catalogue.ts'
 import { writeTransaction } from '../../storage/write.ts'
 import { sleep } from '../../lib/timeout.ts'
-import type { BackendDeps } from '../backend.ts'
 import { thisRunner } from '../executor.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
 import { resultsDirOf } from '../paths.ts'
 import {
+  type BackendDeps,
   isFinal,
   type JobBackend,
   type JobEvent,
