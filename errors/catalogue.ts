@@ -101,7 +101,7 @@ const catalogue = {
     status: 501,
     message: (d) => `Speech engine does not stream: ${d}`,
   },
-  // OpenAI's transcription fields an engine cannot honour (plugins/openai, docs/openai-api.md)
+  // OpenAI's transcription fields an engine cannot honour (routes/openai, docs/openai-api.md)
   LOGPROBS_UNSUPPORTED: { status: 400, message: (d) => `The speech engine gives no log probabilities: ${d}` },
   TRANSLATION_UNSUPPORTED: { status: 400, message: (d) => `The speech engine cannot translate: ${d}` },
   DIARIZATION_UNSUPPORTED: {

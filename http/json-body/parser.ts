@@ -86,7 +86,7 @@ function bodyWorker(): Worker {
   return started
 }
 
-/** Parses `bytes` (parse.ts) in the body worker; also used for large realtime frames (plugins/realtime). */
+/** Parses `bytes` (parse.ts) in the body worker; also used for large realtime frames (routes/realtime). */
 export function parseOffThread(
   bytes: Buffer,
   request: ParseRequest,

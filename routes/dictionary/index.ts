@@ -42,7 +42,7 @@ export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   )
 
   // One entry by id. Bodies are parsed by the service (with the bulk routes' messages); their schemas are
-  // documented in the OpenAPI table (plugins/openapi), as the POST bodies are.
+  // documented in the OpenAPI table (routes/openapi), as the POST bodies are.
   const byId = <R>(response: R) => ({ schema: { params: EntryParamsSchema, response } })
   app.patch<{ Params: { id: string } }>(
     '/replacements/:id',

@@ -79,7 +79,7 @@ const CONVERSATION_EVENTS = new Set([
 export const MAX_EVENT_ID_LENGTH = 512
 
 /**
- * A frame as JSON, its `audio` string decoded while parsing (plugins/transcribe/json-body's parseBody, which
+ * A frame as JSON, its `audio` string decoded while parsing (http/json-body's parseBody, which
  * parses large frames off the event loop): the bytes, null when not base64, undefined when not a string.
  */
 export type ParsedFrame = { ok: false } | { ok: true; value: unknown; audio: Uint8Array | null | undefined }

@@ -7,7 +7,7 @@
  * engine, engine gone), or when the client closes.
  *
  * Bounds (issue 28): frames over 64 KB are parsed off the event loop (the body worker of
- * plugins/transcribe/json-body), and the session processes audio a slice at a time; frames waiting to be
+ * http/json-body), and the session processes audio a slice at a time; frames waiting to be
  * applied count against `realtime.maxQueuedAudioSeconds` (past it: `audio_too_fast`, close 1008). Server
  * events queued for a client that does not read them are bounded by `realtime.maxSendQueueBytes`: past it
  * the connection is dropped. A client that keeps sending frames that are not events is closed after
