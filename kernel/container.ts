@@ -42,8 +42,8 @@ export interface Cradle {
 }
 
 /**
- * A feature of dictum: what it adds to an app. Each feature folder (a route group under plugins/, or audio/,
- * vad/, models/) exports one and owns everything in it, so adding a feature touches its folder and the list
+ * A feature of dictum: what it adds to an app. Each feature folder (a route group under routes/, or audio/,
+ * vad/, models/, live/) exports one and owns everything in it, so adding a feature touches its folder and the list
  * that names it (server/app.ts). The kernel only runs the list: it registers the services, opens the database
  * with the tables, registers the routes, and closes the features in reverse order.
  */
