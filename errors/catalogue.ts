@@ -158,6 +158,8 @@ const catalogue = {
   PLUGIN_INVALID: { status: 500, message: (d) => `Invalid plugin: ${d}` },
   PLUGIN_LOAD_FAILED: { status: 500, message: (d) => `Could not load plugin: ${d}` },
   PLUGIN_DUPLICATE: { status: 500, message: (d) => `Duplicate plugin id: ${d}` },
+  PLUGIN_API_MISMATCH: { status: 500, message: (d) => `Plugin written for another plugin API: ${d}` },
+  FEATURE_MISSING: { status: 500, message: (d) => `A feature needs another that is not in the app: ${d}` },
 
   // Storage (SQLite in the data dir; storage/failures.ts names what its errors mean)
   DATABASE_BUSY: {

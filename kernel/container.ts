@@ -16,6 +16,7 @@ import {
 } from 'awilix'
 import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
+import { errors } from '../errors/catalogue.ts'
 import { type MachineResources, systemResources } from './concurrency.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
@@ -51,6 +52,12 @@ export interface Feature {
   /** Names the feature in errors, and its tables in `feature_versions`. */
   name: string
   /**
+   * The features whose services this one uses, by name. An app whose list lacks one fails at start, naming
+   * both (`FEATURE_MISSING`), rather than at the first request that resolves the missing service. Order in
+   * the list does not matter: services are created on first use.
+   */
+  dependencies?: readonly string[]
+  /**
    * Services it adds to the app's container. A feature that adds a service declares its type on `Cradle`
    * (`declare module '…/kernel/container.ts' { interface Cradle { … } }`) so its users resolve it typed.
    */
@@ -61,6 +68,19 @@ export interface Feature {
   routes?: { prefix: string; plugin: FastifyPluginAsync }
   /** Releases what its services hold (processes, files), when the app closes; features close in reverse. */
   close?: (cradle: Cradle) => Promise<void>
+}
+
+/** Every feature's dependencies are in the list: else the start fails, naming the feature and the one it needs. */
+export function checkFeatureDependencies(features: readonly Feature[]): void {
+  const names = new Set(features.map((f) => f.name))
+  for (const feature of features) {
+    const missing = (feature.dependencies ?? []).filter((name) => !names.has(name))
+    if (missing.length > 0) {
+      throw errors.FEATURE_MISSING(
+        `feature "${feature.name}" needs ${missing.map((m) => `"${m}"`).join(', ')}, not in the app's list of features.`,
+      )
+    }
+  }
 }
 
 /** The tables of these features, for the database (storage/migrations.ts). */
@@ -83,6 +103,7 @@ export interface ContainerOptions {
 }
 
 export function buildContainer(options: ContainerOptions): DictumContainer {
+  checkFeatureDependencies(options.features)
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true })
   const configStore = new ConfigStore(options.config, options.configFile)
   // dataDir is fixed for the app's lifetime: the database is open in it.

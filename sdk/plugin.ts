@@ -10,6 +10,8 @@
 export { type Static, type TSchema, Type } from '@sinclair/typebox'
 // Audio and model files: 16-bit WAV for engines that send audio on, ONNX model files read without a runtime.
 export { encodeWav16 } from '../audio/wav-encode.ts'
+// The plugin API version this SDK implements (a definition's `apiRange` is checked against dictum's at start).
+export { PLUGIN_API_VERSION } from '../kernel/contracts/api-version.ts'
 export {
   type ArchiveKind,
   type Catalog,

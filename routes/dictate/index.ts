@@ -80,6 +80,7 @@ declare module '../../kernel/container.ts' {
 /** The whole dictation (transcription, AI clean-up, history): its service and POST /v1/dictate. */
 export const dictateFeature: Feature = {
   name: 'dictate',
+  dependencies: ['transcribe', 'postprocess', 'history'],
   services: { dictation: asClass(DictationService).singleton() },
   routes: { prefix: '/v1', plugin: dictateRoutes },
 }

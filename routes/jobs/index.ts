@@ -16,6 +16,7 @@ declare module '../../kernel/container.ts' {
 
 export const jobsFeature: Feature = {
   name: 'jobs',
+  dependencies: ['transcribe', 'dictionary'],
   services: {
     jobExecutor: asClass(TranscriptionExecutor).singleton(),
     jobs: asFunction(({ configStore, db, jobExecutor, logger }) =>

@@ -108,5 +108,6 @@ export const modelPullRoutes = routePlugin('model-pull', async (app) => {
 /** The pull route; a feature of its own so it registers after the OpenAPI document (server/app.ts). */
 export const modelPullFeature: Feature = {
   name: 'model-pull',
+  dependencies: ['models'],
   routes: { prefix: '/v1', plugin: modelPullRoutes },
 }

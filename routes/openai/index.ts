@@ -131,4 +131,8 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
 })
 
 /** OpenAI's transcription API and model list, on the transcription service. */
-export const openaiFeature: Feature = { name: 'openai', routes: { prefix: '/v1', plugin: openaiRoutes } }
+export const openaiFeature: Feature = {
+  name: 'openai',
+  dependencies: ['transcribe', 'history', 'models', 'dictionary'],
+  routes: { prefix: '/v1', plugin: openaiRoutes },
+}

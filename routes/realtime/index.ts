@@ -147,5 +147,6 @@ function queryProblem(query: RealtimeQuery): string | null {
 /** OpenAI's Realtime transcription sessions over a WebSocket, on the live dictation service. */
 export const realtimeFeature: Feature = {
   name: 'realtime',
+  dependencies: ['live', 'models'],
   routes: { prefix: '/v1', plugin: realtimeRoutes },
 }

@@ -56,6 +56,7 @@ declare module '../../kernel/container.ts' {
 /** Audio to text: the transcription service (decode, VAD, engine, dictionary), POST /v1/transcribe. */
 export const transcribeFeature: Feature = {
   name: 'transcribe',
+  dependencies: ['audio', 'vad', 'dictionary', 'history'],
   services: { transcription: asClass(TranscriptionService).singleton() },
   routes: { prefix: '/v1', plugin: transcribeRoutes },
 }
