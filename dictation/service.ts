@@ -6,13 +6,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { AudioSource } from '../audio/index.ts'
+import type { HistoryEntry } from '../history/schemas.ts'
+import { countCharacters, type HistoryService, type NewHistoryEntry } from '../history/service.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { ProviderRegistry } from '../kernel/provider-registry.ts'
-import { storageFailure } from '../storage/failures.ts'
-import type { HistoryEntry } from '../history/schemas.ts'
-import { countCharacters, type HistoryService, type NewHistoryEntry } from '../history/service.ts'
 import type { PostprocessService } from '../postprocess/service.ts'
+import { storageFailure } from '../storage/failures.ts'
 import type { Transcript, TranscriptionService } from '../transcription/service.ts'
 
 export interface DictateOptions {

@@ -15,7 +15,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
-import { logStream } from '../lib/log-destination.ts'
+import { errorBody, errors } from '../errors/catalogue.ts'
 import {
   buildContainer,
   type Cradle,
@@ -24,15 +24,15 @@ import {
   type Feature,
 } from '../kernel/container.ts'
 import { type DiscoveryResult, discoverPlugins } from '../kernel/discovery.ts'
-import { errorBody, errors } from '../errors/catalogue.ts'
+import { checkPluginConfig } from '../kernel/plugin-options.ts'
+import type { RunnerFactory } from '../kernel/registry.ts'
+import { logStream } from '../lib/log-destination.ts'
 import { accessLog } from './access-log.ts'
 import { clientErrorHandler, closeIfBodyUnread, errorHandler, frameworkErrors } from './error-handler.ts'
 import { createGuard } from './guard.ts'
 import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './request-timeout.ts'
 import { RoutesTable } from './routes-table.ts'
 import { UploadSlots } from './upload-slots.ts'
-import { checkPluginConfig } from '../kernel/plugin-options.ts'
-import type { RunnerFactory } from '../kernel/registry.ts'
 
 declare module '../kernel/container.ts' {
   interface Cradle {

@@ -11,8 +11,8 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ConfigStore } from '../kernel/config-store.ts'
 import { errors } from '../errors/catalogue.ts'
+import type { ConfigStore } from '../kernel/config-store.ts'
 
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '::1', '[::1]'])
 

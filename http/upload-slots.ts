@@ -6,8 +6,8 @@
  * received or the request ends; transcriptions waiting for the engine no longer hold one.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ConfigStore } from '../kernel/config-store.ts'
 import { errors } from '../errors/catalogue.ts'
+import type { ConfigStore } from '../kernel/config-store.ts'
 
 /** Seconds a client is told to wait: slots free as bodies arrive, or at the request timeout. */
 const RETRY_AFTER_SECONDS = 1

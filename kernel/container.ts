@@ -17,6 +17,8 @@ import {
 import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
 import { errors } from '../errors/catalogue.ts'
+import { type Db, openDatabase } from '../storage/database.ts'
+import type { FeatureMigrations } from '../storage/migrations.ts'
 import { type MachineResources, systemResources } from './concurrency.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
@@ -24,8 +26,6 @@ import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
-import { type Db, openDatabase } from '../storage/database.ts'
-import type { FeatureMigrations } from '../storage/migrations.ts'
 
 /** The app's services. The kernel's are declared here; each feature declares its own on this interface. */
 export interface Cradle {

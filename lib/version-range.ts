@@ -24,11 +24,22 @@ function bounds(operator: '' | '^' | '~', partial: string): [Version, Version] |
   if (!m) return null
   const wild = (part: string | undefined) => part === undefined || part === 'x' || part === '*'
   const major = Number(m[1])
-  if (wild(m[2])) return [[major, 0, 0], [major + 1, 0, 0]]
+  if (wild(m[2]))
+    return [
+      [major, 0, 0],
+      [major + 1, 0, 0],
+    ]
   const minor = Number(m[2])
   if (wild(m[3])) {
-    if (operator === '^' && major > 0) return [[major, minor, 0], [major + 1, 0, 0]]
-    return [[major, minor, 0], [major, minor + 1, 0]]
+    if (operator === '^' && major > 0)
+      return [
+        [major, minor, 0],
+        [major + 1, 0, 0],
+      ]
+    return [
+      [major, minor, 0],
+      [major, minor + 1, 0],
+    ]
   }
   const low: Version = [major, minor, Number(m[3])]
   if (operator === '') return [low, [major, minor, low[2] + 1]]

@@ -9,8 +9,9 @@
  * it. Each item gets append-only `delta`s whose concatenation is exactly its `completed` transcript, and,
  * for clients that want the engine's revising guess, `partial`s with the whole current hypothesis.
  */
-import type { TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
+
 import type { DictumError } from '../errors/catalogue.ts'
+import type { TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
 import type { ReportedCapabilities } from '../kernel/registry.ts'
 
 /** Server-side turn detection (OpenAI `turn_detection: { type: 'server_vad', ... }`), Silero VAD. */

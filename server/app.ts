@@ -5,25 +5,25 @@
  */
 import { audioFeature } from '../audio/feature.ts'
 import type { DictumConfig } from '../config/schema.ts'
-import { jobsFeature } from '../routes/jobs/index.ts'
 import { type AppOptions, createApp, type DictumApp } from '../http/app.ts'
 import { type Feature, featureTables } from '../kernel/container.ts'
 import { liveFeature } from '../live/feature.ts'
 import { modelsFeature } from '../models/feature.ts'
-import { modelPullFeature } from '../routes/models/index.ts'
 import { dictateFeature } from '../routes/dictate/index.ts'
 import { dictionaryFeature } from '../routes/dictionary/index.ts'
 import { enginesFeature } from '../routes/engines/index.ts'
 import { healthFeature } from '../routes/health/index.ts'
 import { historyFeature } from '../routes/history/index.ts'
+import { jobsFeature } from '../routes/jobs/index.ts'
+import { modelPullFeature } from '../routes/models/index.ts'
 import { openaiFeature } from '../routes/openai/index.ts'
 import { openapiFeature } from '../routes/openapi/index.ts'
 import { postprocessFeature } from '../routes/postprocess/index.ts'
 import { realtimeFeature } from '../routes/realtime/index.ts'
 import { settingsFeature } from '../routes/settings/index.ts'
 import { transcribeFeature } from '../routes/transcribe/index.ts'
-import { vadFeature } from '../vad/feature.ts'
 import { webFeature } from '../routes/web/index.ts'
+import { vadFeature } from '../vad/feature.ts'
 
 export type { DictumApp }
 

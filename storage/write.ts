@@ -6,8 +6,8 @@
  * transaction, so a refused or failed write leaves nothing behind.
  */
 
-import { sleep } from '../lib/timeout.ts'
 import { errors } from '../errors/catalogue.ts'
+import { sleep } from '../lib/timeout.ts'
 import type { Db } from './database.ts'
 import { isBusy, sqliteFailure } from './failures.ts'
 

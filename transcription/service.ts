@@ -10,6 +10,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { type AudioSource, concatSamples, TARGET_SAMPLE_RATE } from '../audio/index.ts'
 import type { AudioService } from '../audio/service.ts'
+import type { DictionaryService } from '../dictionary/service.ts'
+import { errors } from '../errors/catalogue.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type {
   EngineCustomWord,
@@ -19,12 +21,10 @@ import type {
   TranscriptWord,
 } from '../kernel/contracts/engine.ts'
 import type { SlotPriority } from '../kernel/engine-runner/types.ts'
-import { errors } from '../errors/catalogue.ts'
 import type { AcquiredEngine, EngineRegistry } from '../kernel/registry.ts'
 import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
 import type { VadTuning } from '../vad/vad-segmenter.ts'
-import type { DictionaryService } from '../dictionary/service.ts'
 import { engineCustomWords } from './custom-words.ts'
 import { mapInOrder } from './in-order.ts'
 import { joinPieces, type PieceResult } from './join.ts'

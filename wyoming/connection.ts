@@ -13,9 +13,9 @@
  * connection is affected.
  */
 import type { Socket } from 'node:net'
+import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import type { EngineRegistry } from '../kernel/registry.ts'
 import type { LiveService } from '../live/types.ts'
 import type { ModelManager } from '../models/manager.ts'

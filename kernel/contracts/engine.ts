@@ -12,8 +12,8 @@
  * results must therefore be structured-cloneable.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { CatalogEntry } from './catalog.ts'
 import { WRITTEN_FOR } from './api-version.ts'
+import type { CatalogEntry } from './catalog.ts'
 
 /** The sample rate of the audio every engine is given: 16 kHz mono. */
 export const ENGINE_SAMPLE_RATE = 16000

@@ -7,8 +7,8 @@
  * `ai.providers.<id>`.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
-import type { PluginLogger } from './engine.ts'
 import { WRITTEN_FOR } from './api-version.ts'
+import type { PluginLogger } from './engine.ts'
 
 export interface ProviderCapabilities {
   /** True when the provider runs entirely on this machine. */

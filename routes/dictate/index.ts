@@ -5,15 +5,15 @@
  */
 import { Type } from '@sinclair/typebox'
 import { asClass } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
+import { DictationService } from '../../dictation/service.ts'
 import { errors } from '../../errors/catalogue.ts'
-import { clientGoneSignal } from '../../http/client-signal.ts'
-import { routePlugin } from '../../http/route-plugin.ts'
-import { isWellFormedText } from '../../lib/validate.ts'
 import { HistoryEntrySchema } from '../../history/schemas.ts'
 import { audioFromRequest, fieldOrHeader } from '../../http/audio-request.ts'
+import { clientGoneSignal } from '../../http/client-signal.ts'
 import { useShallowJson } from '../../http/json-body/parser.ts'
-import { DictationService } from '../../dictation/service.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
+import { isWellFormedText } from '../../lib/validate.ts'
 
 export const DictationResultSchema = Type.Composite([
   HistoryEntrySchema,

@@ -5,11 +5,11 @@
  */
 
 import { asClass } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
-import { routePlugin } from '../../http/route-plugin.ts'
 import { dictionaryMigrations } from '../../dictionary/migrations.ts'
 import { CustomWordListSchema, EntryParamsSchema, ReplacementListSchema } from '../../dictionary/schemas.ts'
 import { DictionaryService } from '../../dictionary/service.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 
 export const dictionaryRoutes = routePlugin('dictionary', async (app) => {
   const { dictionary } = app.dictum

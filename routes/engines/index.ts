@@ -4,8 +4,8 @@
  */
 
 import { wyomingAccess } from '../../config/wyoming-access.ts'
-import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { EngineListSchema } from './schemas.ts'
 
 export const enginesRoutes = routePlugin('engines', async (app) => {

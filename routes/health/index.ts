@@ -1,7 +1,7 @@
 /** GET /v1/health (spec 4.8): liveness and version. */
 import { Type } from '@sinclair/typebox'
-import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../lib/version.ts'
 
 export const HealthSchema = Type.Object({ status: Type.Literal('ok'), version: Type.String() })

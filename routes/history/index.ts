@@ -4,9 +4,7 @@
  */
 import { Readable } from 'node:stream'
 import { asClass, asFunction } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
 import { errors } from '../../errors/catalogue.ts'
-import { routePlugin } from '../../http/route-plugin.ts'
 import { EXPORT_FORMATS, EXPORT_WRITERS, type ExportFormat } from '../../history/export.ts'
 import { historyMigrations } from '../../history/migrations.ts'
 import { parseCursor, parseHistoryFilter } from '../../history/query.ts'
@@ -19,6 +17,8 @@ import {
   HistoryQuerySchema,
 } from '../../history/schemas.ts'
 import { HistoryService, type HistorySettings, parseHistoryLimit } from '../../history/service.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 
 type Query = Record<string, unknown>
 

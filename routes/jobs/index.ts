@@ -1,11 +1,11 @@
 /** Transcription jobs: the queue backend (`jobs.backend`), the executor, the jobs table and the /v1/jobs routes. */
 import { asClass, asFunction } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
 import { createJobBackend } from '../../jobs/backend.ts'
 import { TranscriptionExecutor } from '../../jobs/executor.ts'
 import { jobsMigrations } from '../../jobs/migrations.ts'
-import { jobsRoutes } from './routes.ts'
 import type { JobBackend, JobExecutor } from '../../jobs/types.ts'
+import type { Feature } from '../../kernel/container.ts'
+import { jobsRoutes } from './routes.ts'
 
 declare module '../../kernel/container.ts' {
   interface Cradle {

@@ -10,11 +10,12 @@ import type { ServerResponse } from 'node:http'
 import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { errors } from '../../errors/catalogue.ts'
-import { routePlugin } from '../../http/route-plugin.ts'
-import { maskUrlSecrets } from '../../lib/secrets.ts'
 import { parseHistoryLimit } from '../../history/service.ts'
-import { DOCUMENT_FORMATS, type DocumentFormat } from '../../transcription/formats.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
 import { resultsDirOf } from '../../jobs/paths.ts'
+import { isFinal, JOB_STATES, type JobEvent, type JobRecord, type JobState } from '../../jobs/types.ts'
+import { maskUrlSecrets } from '../../lib/secrets.ts'
+import { DOCUMENT_FORMATS, type DocumentFormat } from '../../transcription/formats.ts'
 import {
   BatchSchema,
   JobListQuerySchema,
@@ -25,7 +26,6 @@ import {
   WorkersSchema,
 } from './schemas.ts'
 import { submissionFromRequest } from './submission.ts'
-import { isFinal, JOB_STATES, type JobEvent, type JobRecord, type JobState } from '../../jobs/types.ts'
 
 /** A comment line this often keeps proxies and idle timers from closing a quiet event stream. */
 const HEARTBEAT_MS = 15_000

@@ -1,7 +1,7 @@
 /** The jobs API's answers (response schemas: they serialize the bodies and document them in OpenAPI). */
 import { Type } from '@sinclair/typebox'
-import { DOCUMENT_FORMATS } from '../../transcription/formats.ts'
 import { JOB_STATES } from '../../jobs/types.ts'
+import { DOCUMENT_FORMATS } from '../../transcription/formats.ts'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()])
 const FormatName = Type.Union(DOCUMENT_FORMATS.map((f) => Type.Literal(f)))

@@ -9,14 +9,20 @@ import path from 'node:path'
 import type { FastifyRequest } from 'fastify'
 import type { DictumConfig } from '../../config/schema.ts'
 import { errors } from '../../errors/catalogue.ts'
-import { checkStoredText } from '../../lib/validate.ts'
-import { DOCUMENT_FORMATS, type DocumentFormat } from '../../transcription/formats.ts'
 import { audioFromRequest } from '../../http/audio-request.ts'
 import { audioFilesIn, globFiles, hasWildcard } from '../../jobs/file-match.ts'
 import { resultsDirOf, spoolDirOf } from '../../jobs/paths.ts'
-import { DEFAULT_PRIORITY, type JobInput, type JobSpec, MAX_PRIORITY, MIN_PRIORITY } from '../../jobs/types.ts'
+import {
+  DEFAULT_PRIORITY,
+  type JobInput,
+  type JobSpec,
+  MAX_PRIORITY,
+  MIN_PRIORITY,
+} from '../../jobs/types.ts'
 import { checkAudioUrl } from '../../jobs/url-audio.ts'
 import { UrlPolicy } from '../../jobs/url-policy.ts'
+import { checkStoredText } from '../../lib/validate.ts'
+import { DOCUMENT_FORMATS, type DocumentFormat } from '../../transcription/formats.ts'
 
 export const DEFAULT_FORMATS: DocumentFormat[] = ['json']
 const MAX_KEY_LENGTH = 200

@@ -10,11 +10,11 @@
  */
 import { PassThrough } from 'node:stream'
 import { type Static, Type } from '@sinclair/typebox'
-import type { Feature } from '../../kernel/container.ts'
 import { errorBody } from '../../errors/catalogue.ts'
 import { clientGoneSignal } from '../../http/client-signal.ts'
 import { toDictumError } from '../../http/error-handler.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import type { ModelManager } from '../../models/manager.ts'
 import { diskUsage } from '../../models/stale.ts'
 

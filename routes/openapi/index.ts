@@ -13,12 +13,12 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
+import { HistoryEntrySchema } from '../../history/schemas.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../lib/version.ts'
-import { PullResultSchema } from '../models/index.ts'
-import { HistoryEntrySchema } from '../../history/schemas.ts'
-import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 import { SettingsPatchSchema } from '../../settings/schemas.ts'
+import { PullResultSchema } from '../models/index.ts'
+import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
 /** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */
 const ErrorBody = Type.Object(

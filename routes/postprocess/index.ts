@@ -1,9 +1,9 @@
 /** POST /v1/postprocess (spec 4.7): JSON `{ text }` or a text/plain body -> `{ text, provider, model }`. */
 import { Type } from '@sinclair/typebox'
 import { asClass } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
 import { clientGoneSignal } from '../../http/client-signal.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { PostprocessService, textFromBody } from '../../postprocess/service.ts'
 
 export const PostprocessResultSchema = Type.Object({

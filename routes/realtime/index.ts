@@ -9,10 +9,10 @@
  */
 import websocket from '@fastify/websocket'
 import type { WebSocket } from 'ws'
-import type { Feature } from '../../kernel/container.ts'
 import { errorBody, errors } from '../../errors/catalogue.ts'
 import { onDraining } from '../../http/draining.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { chooseModel } from '../../models/model-choice.ts'
 import { enginesWithLogprobs } from '../../transcription/logprobs.ts'
 import { RealtimeConnection } from './connection.ts'

@@ -1,7 +1,7 @@
 /** GET and PATCH /v1/settings (extension): the engine, the AI provider, history on or off. */
 import { asClass } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { SettingsChangedSchema, SettingsSchema } from '../../settings/schemas.ts'
 import { SettingsService } from '../../settings/service.ts'
 

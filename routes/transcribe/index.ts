@@ -1,11 +1,11 @@
 /** POST /v1/transcribe (spec 4.5): any of the three input modes -> transcription result. */
 
 import { asClass } from 'awilix'
-import type { Feature } from '../../kernel/container.ts'
-import { clientGoneSignal } from '../../http/client-signal.ts'
-import { routePlugin } from '../../http/route-plugin.ts'
 import { audioFromRequest, stringFields } from '../../http/audio-request.ts'
+import { clientGoneSignal } from '../../http/client-signal.ts'
 import { useShallowJson } from '../../http/json-body/parser.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { TranscribeQuerySchema, TranscriptionResultSchema } from '../../transcription/schemas.ts'
 import { TranscriptionService } from '../../transcription/service.ts'
 

@@ -6,9 +6,9 @@
  * and its own API; `web.enabled: false` answers 404 here, applied live.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Feature } from '../../kernel/container.ts'
 import { errors } from '../../errors/catalogue.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { type Asset, loadWebAssets, type WebAssets } from './assets.ts'
 
 /** Host header values a policy may name: loopback names and ports, brackets of IPv6. */

@@ -3,15 +3,16 @@
  * at start, naming both, instead of at the first request that resolves the missing service.
  */
 import t from 'tap'
-import type { Feature } from '../../kernel/container.ts'
 import { createApp } from '../../http/app.ts'
+import type { Feature } from '../../kernel/container.ts'
 import { FEATURES } from '../../server/app.ts'
 import { testConfig } from '../helpers/build.ts'
 
 t.test("dictum's own list holds every feature's dependencies", async (t) => {
   const names = new Set(FEATURES.map((f) => f.name))
   for (const feature of FEATURES) {
-    for (const needed of feature.dependencies ?? []) t.ok(names.has(needed), `${feature.name} needs ${needed}`)
+    for (const needed of feature.dependencies ?? [])
+      t.ok(names.has(needed), `${feature.name} needs ${needed}`)
   }
   const app = await createApp(testConfig(t), { features: FEATURES, logger: false })
   t.teardown(() => app.close())

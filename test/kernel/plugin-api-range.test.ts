@@ -8,8 +8,8 @@ import path from 'node:path'
 import t from 'tap'
 import { PLUGIN_API_VERSION } from '../../kernel/contracts/api-version.ts'
 import { discoverPlugins } from '../../kernel/discovery.ts'
-import { repoRoot } from '../helpers/fixtures.ts'
 import { tempDir } from '../helpers/build.ts'
+import { repoRoot } from '../helpers/fixtures.ts'
 
 const SDK = path.join(repoRoot, 'sdk/plugin.ts')
 
@@ -46,17 +46,20 @@ t.test('the built-in engines and providers carry the current range', async (t) =
   }
 })
 
-t.test("a plugin written for another API is refused, naming it, its range and dictum's version", async (t) => {
-  const file = enginePlugin(tempDir(t), 'range-future', "apiRange: '^2.0.0',")
-  const error = await discoverPlugins({ plugins: [file] }).then(
-    () => null,
-    (err: unknown) => err as { code: string; message: string },
-  )
-  t.equal(error?.code, 'PLUGIN_API_MISMATCH')
-  t.match(error?.message, 'range-future.ts: range-future')
-  t.match(error?.message, 'plugin API ^2.0.0')
-  t.match(error?.message, `this dictum's plugin API is ${PLUGIN_API_VERSION}`)
-})
+t.test(
+  "a plugin written for another API is refused, naming it, its range and dictum's version",
+  async (t) => {
+    const file = enginePlugin(tempDir(t), 'range-future', "apiRange: '^2.0.0',")
+    const error = await discoverPlugins({ plugins: [file] }).then(
+      () => null,
+      (err: unknown) => err as { code: string; message: string },
+    )
+    t.equal(error?.code, 'PLUGIN_API_MISMATCH')
+    t.match(error?.message, 'range-future.ts: range-future')
+    t.match(error?.message, 'plugin API ^2.0.0')
+    t.match(error?.message, `this dictum's plugin API is ${PLUGIN_API_VERSION}`)
+  },
+)
 
 t.test('a range that cannot be read is an invalid plugin, not a mismatch', async (t) => {
   const file = enginePlugin(tempDir(t), 'range-typo', "apiRange: 'one point oh',")

@@ -24,7 +24,8 @@ t.test('the range forms plugin authors write', async (t) => {
     ['2.1.0', '^1.0.0 || ^2.0.0', true],
     ['3.0.0', '^1.0.0 || ^2.0.0', false],
   ]
-  for (const [version, range, expected] of cases) t.equal(satisfies(version, range), expected, `${version} in ${range}`)
+  for (const [version, range, expected] of cases)
+    t.equal(satisfies(version, range), expected, `${version} in ${range}`)
 })
 
 t.test('a range or version it cannot read is null, not false', async (t) => {

@@ -6,11 +6,11 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import BetterSqlite3 from 'better-sqlite3'
 import t, { type Test } from 'tap'
-import { DATABASE_FILE, openDatabase } from '../../storage/database.ts'
-import { BOOKKEEPING_VERSION, featureVersions, migrate } from '../../storage/migrations.ts'
 import { dictionaryMigrations } from '../../dictionary/migrations.ts'
 import { historyMigrations } from '../../history/migrations.ts'
 import { TABLES } from '../../server/app.ts'
+import { DATABASE_FILE, openDatabase } from '../../storage/database.ts'
+import { BOOKKEEPING_VERSION, featureVersions, migrate } from '../../storage/migrations.ts'
 
 const OPENER = fileURLToPath(new URL('../fixtures/open-database.ts', import.meta.url))
 

@@ -7,10 +7,10 @@ import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { errors, isDictumError } from '../../errors/catalogue.ts'
+import { TABLES } from '../../server/app.ts'
 import { DATABASE_FILE, openDatabase } from '../../storage/database.ts'
 import { sqliteFailure, storageFailure } from '../../storage/failures.ts'
 import { writeTransaction } from '../../storage/write.ts'
-import { TABLES } from '../../server/app.ts'
 import { tempDir } from '../helpers/build.ts'
 
 function database(t: Test) {

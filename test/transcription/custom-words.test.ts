@@ -36,5 +36,7 @@ t.test("what the engine gets is a copy: changing it leaves the dictionary's word
   const words = engineCustomWords(WITH, app.dictum.dictionary)
   words[0]!.text = 'changed'
   words[0]!.aliases.push('changed')
-  t.same(engineCustomWords(WITH, app.dictum.dictionary), [{ text: 'Kubernetes', weight: null, aliases: ['kube'] }])
+  t.same(engineCustomWords(WITH, app.dictum.dictionary), [
+    { text: 'Kubernetes', weight: null, aliases: ['kube'] },
+  ])
 })

@@ -7,11 +7,11 @@
 import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t, { type Test } from 'tap'
-import { DATABASE_FILE, openDatabase } from '../../../storage/database.ts'
-import { featureVersions } from '../../../storage/migrations.ts'
 import { dictionaryMigrations } from '../../../dictionary/migrations.ts'
 import { historyMigrations } from '../../../history/migrations.ts'
 import { TABLES } from '../../../server/app.ts'
+import { DATABASE_FILE, openDatabase } from '../../../storage/database.ts'
+import { featureVersions } from '../../../storage/migrations.ts'
 import { build, tempDir } from '../../helpers/build.ts'
 import { listen } from '../../helpers/http.ts'
 
