@@ -5,8 +5,8 @@
  */
 
 import os from 'node:os'
+import { errors, isDictumError } from '../errors/catalogue.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { errors, isDictumError } from '../kernel/errors.ts'
 import { type AudioInput, openAudioInput } from './audio-input.ts'
 import { rechunk } from './chunker.ts'
 import { type DetectedFormat, detectFormat, HEAD_BYTES } from './detect-format.ts'

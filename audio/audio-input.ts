@@ -5,7 +5,7 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import path from 'node:path'
-import { errors, isDictumError } from '../kernel/errors.ts'
+import { errors, isDictumError } from '../errors/catalogue.ts'
 import type { AudioSource } from './types.ts'
 
 export interface AudioInput {

@@ -2,7 +2,7 @@
  * Format detection. Magic bytes decide; the file name and content type are only hints, used for the
  * headerless-raw convention and to name the temporary copy ffmpeg probes.
  */
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 
 /** How a given input is decoded. */
 export type DetectedFormat =

@@ -5,8 +5,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { endianness } from 'node:os'
+import { errors } from '../errors/catalogue.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { errors } from '../kernel/errors.ts'
 import { ffmpegReason } from './ffmpeg-stderr.ts'
 import type { ResourceSet } from './resource-set.ts'
 import { TARGET_SAMPLE_RATE } from './types.ts'

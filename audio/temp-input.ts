@@ -1,7 +1,7 @@
 /** A private temporary copy of request bytes, for containers ffmpeg can only read with seeking. */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import type { Release, ResourceSet } from './resource-set.ts'
 
 export interface TempInput {

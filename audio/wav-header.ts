@@ -3,7 +3,7 @@
  * chunk, honours odd-size padding, and reads a `data` size of 0 or 0xFFFFFFFF written by streaming
  * encoders as "up to the end of the file".
  */
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import type { AudioInput } from './audio-input.ts'
 import { sampleBytes } from './pcm-convert.ts'
 import type { PcmLayout } from './types.ts'

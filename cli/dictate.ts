@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { encodeWav16 } from '../audio/wav-encode.ts'
-import type { DictumApp } from '../kernel/app.ts'
+import type { DictumApp } from '../http/app.ts'
 import { VadSegmenter } from '../vad/index.ts'
 import { bundledVadModel } from '../vad/service.ts'
 import { captureAudio, captureSpec } from './capture.ts'

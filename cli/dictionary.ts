@@ -5,8 +5,8 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { isDictumError } from '../kernel/errors.ts'
-import type { DictionaryExport } from '../plugins/dictionary/service.ts'
+import type { DictionaryExport } from '../dictionary/service.ts'
+import { isDictumError } from '../errors/catalogue.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { readTextInput, writeFileAtomic } from './files.ts'
 import { type CliIO, EXIT } from './io.ts'

@@ -1,7 +1,7 @@
 /** `dictum history [--limit N] [--json]`: recent dictations, newest first (GET /v1/history's clamping). */
 import { parseArgs } from 'node:util'
-import type { HistoryEntry } from '../plugins/history/schemas.ts'
-import { parseHistoryLimit } from '../plugins/history/service.ts'
+import type { HistoryEntry } from '../history/schemas.ts'
+import { parseHistoryLimit } from '../history/service.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { withServices } from './services.ts'

@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { isDictumError } from '../kernel/errors.ts'
+import { isDictumError } from '../errors/catalogue.ts'
 import { readVersion } from '../lib/version.ts'
 import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT, processIO } from './io.ts'

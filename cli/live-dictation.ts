@@ -6,7 +6,7 @@
  */
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { DictumApp } from '../kernel/app.ts'
+import type { DictumApp } from '../http/app.ts'
 import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { inProcessLink, type LiveLink, type LiveView, realtimeLink } from './live-link.ts'

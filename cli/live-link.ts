@@ -4,7 +4,7 @@
  * app's live sessions. Both report the same few things to the terminal view.
  */
 import WebSocket from 'ws'
-import type { DictumApp } from '../kernel/app.ts'
+import type { DictumApp } from '../http/app.ts'
 import type { LiveSession } from '../live/types.ts'
 import { CliError } from './cli-error.ts'
 import { EXIT } from './io.ts'

@@ -2,7 +2,7 @@
  * `dictum models list|pull|remove|verify`: the CLI side of model management. Exit codes: 0 ok, 1 failure,
  * 2 usage error. Progress and diagnostics go to stderr, results to stdout.
  */
-import { isDictumError } from '../kernel/errors.ts'
+import { isDictumError } from '../errors/catalogue.ts'
 import { describeListItem } from '../models/describe.ts'
 import { formatBytes } from '../models/format-bytes.ts'
 import type { ModelListItem, ModelManager } from '../models/manager.ts'

@@ -10,9 +10,9 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { DictumConfig } from '../config/schema.ts'
-import { DictumError, type ErrorCode, isErrorCode } from '../kernel/errors.ts'
-import { isLoopbackHostname } from '../kernel/http/guard.ts'
-import type { Transcript } from '../plugins/transcribe/service.ts'
+import { DictumError, type ErrorCode, isErrorCode } from '../errors/catalogue.ts'
+import { isLoopbackHostname } from '../http/guard.ts'
+import type { Transcript } from '../transcription/service.ts'
 import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT } from './io.ts'
 

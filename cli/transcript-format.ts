@@ -1,11 +1,11 @@
-/** How `dictum transcribe` writes a transcript: the formats of the one formatter (plugins/transcribe/formats.ts). */
+/** How `dictum transcribe` writes a transcript: the formats of the one formatter (transcription/formats.ts). */
 import {
   DOCUMENT_EXTENSIONS,
   DOCUMENT_FORMATS,
   type DocumentFormat,
   formatDocument,
-} from '../plugins/transcribe/formats.ts'
-import type { Transcript } from '../plugins/transcribe/service.ts'
+} from '../transcription/formats.ts'
+import type { Transcript } from '../transcription/service.ts'
 import { usageError } from './cli-error.ts'
 
 export const FORMATS = DOCUMENT_FORMATS

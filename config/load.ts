@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import { Value } from '@sinclair/typebox/value'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { ConfigSchema, type DictumConfig } from './schema.ts'
 
 /** Command-line flags that override config (docs/api-decisions.md). */

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmod, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 
 /** A config key as a path (`['speech', 'engine']`) and its new value. */
 export type ConfigChange = [keys: readonly string[], value: unknown]

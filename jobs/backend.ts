@@ -3,21 +3,9 @@
  * runs jobs in this process with the executor; the Redis backend (jobs/redis/) queues them for `dictum
  * worker`s, which build a {@link JobExecutor} of their own app and run it.
  */
-import type { ConfigStore } from '../kernel/config-store.ts'
-import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import type { Db } from '../kernel/storage/database.ts'
 import { LazyJobBackend } from './lazy-backend.ts'
 import { LocalJobBackend } from './local/backend.ts'
-import type { JobBackend, JobExecutor } from './types.ts'
-
-export interface BackendDeps {
-  /** The config in force (`jobs.concurrency` applies live). */
-  configStore: ConfigStore
-  /** The app's database (the local backend keeps its jobs there). */
-  db: Db
-  executor: JobExecutor
-  logger: PluginLogger
-}
+import type { BackendDeps, JobBackend } from './types.ts'
 
 export function createJobBackend(deps: BackendDeps): JobBackend {
   switch (deps.configStore.current.jobs.backend) {

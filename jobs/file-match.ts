@@ -5,7 +5,7 @@
  */
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 
 /** Most jobs one submission makes. */
 export const MAX_BATCH_FILES = 10_000

@@ -1,4 +1,4 @@
-/** The jobs table of the local backend (see kernel/storage/migrations.ts): append, never edit a shipped one. */
+/** The jobs table of the local backend (see storage/migrations.ts): append, never edit a shipped one. */
 export const jobsMigrations: readonly string[] = [
   // 1: jobs; the next to run is the queued one of highest priority, then oldest (seq)
   `

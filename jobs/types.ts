@@ -1,5 +1,5 @@
 /**
- * Transcription jobs: the seam between the jobs API (jobs/routes.ts, the CLI), the queue backends that keep
+ * Transcription jobs: the seam between the jobs API (routes/jobs/routes.ts, the CLI), the queue backends that keep
  * and hand out jobs (`jobs.backend`: "local", in-process and durable in SQLite, jobs/local/; "redis", BullMQ,
  * jobs/redis/) and the executor that runs one job (jobs/executor.ts: the app's TranscriptionService on the
  * local engines, writing the result files).
@@ -12,7 +12,10 @@
  * while `attempts < maxAttempts`; else it is failed with its reason. A cancelled queued job never runs; a
  * cancelled active job is aborted through its run's AbortSignal. completed, failed and cancelled are final.
  */
-import type { DocumentFormat } from '../plugins/transcribe/formats.ts'
+import type { ConfigStore } from '../kernel/config-store.ts'
+import type { PluginLogger } from '../kernel/contracts/engine.ts'
+import type { Db } from '../storage/database.ts'
+import type { DocumentFormat } from '../transcription/formats.ts'
 import type { WorkerStatus } from './worker-stats.ts'
 
 export const JOB_STATES = ['queued', 'active', 'completed', 'failed', 'cancelled'] as const
@@ -47,7 +50,7 @@ export type JobInput =
 /** What a submission asks for: one job (a batch is one submission per file, sharing `batchId`). */
 export interface JobSpec {
   input: JobInput
-  /** Documents written when the job completes (plugins/transcribe/formats.ts), at least one, no repeats. */
+  /** Documents written when the job completes (transcription/formats.ts), at least one, no repeats. */
   formats: DocumentFormat[]
   priority: number
   /** Same key → same job: a second submission returns the first job (created: false) instead of a new one. */
@@ -72,7 +75,7 @@ export interface JobRunner {
 }
 
 export interface JobError {
-  /** A catalogue code (kernel/errors.ts): `AUDIO_FILE_NOT_FOUND`, `ENGINE_CRASHED`, `JOB_INTERRUPTED`… */
+  /** A catalogue code (errors/catalogue.ts): `AUDIO_FILE_NOT_FOUND`, `ENGINE_CRASHED`, `JOB_INTERRUPTED`… */
   code: string
   message: string
 }
@@ -202,4 +205,14 @@ export interface JobExecutor {
 export function isRetryable(error: { statusCode?: number } | unknown): boolean {
   const status = (error as { statusCode?: unknown } | null)?.statusCode
   return typeof status !== 'number' || status >= 500
+}
+
+/** What every queue backend is built from (jobs/backend.ts picks which one, by `jobs.backend`). */
+export interface BackendDeps {
+  /** The config in force (`jobs.concurrency` applies live). */
+  configStore: ConfigStore
+  /** The app's database (the local backend keeps its jobs there). */
+  db: Db
+  executor: JobExecutor
+  logger: PluginLogger
 }

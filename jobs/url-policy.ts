@@ -12,7 +12,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { redactUrl } from '../lib/secrets.ts'
 
 /** Addresses no job reaches unless allowed: loopback, link-local, unspecified. */

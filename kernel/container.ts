@@ -16,16 +16,16 @@ import {
 } from 'awilix'
 import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
+import { errors } from '../errors/catalogue.ts'
+import { type Db, openDatabase } from '../storage/database.ts'
+import type { FeatureMigrations } from '../storage/migrations.ts'
 import { type MachineResources, systemResources } from './concurrency.ts'
 import { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { DiscoveryResult } from './discovery.ts'
 import { createEngineRunner } from './engine-runner/index.ts'
-import { UploadSlots } from './http/upload-slots.ts'
 import { ProviderRegistry } from './provider-registry.ts'
 import { EngineRegistry, type RunnerFactory } from './registry.ts'
-import { type Db, openDatabase } from './storage/database.ts'
-import type { FeatureMigrations } from './storage/migrations.ts'
 
 /** The app's services. The kernel's are declared here; each feature declares its own on this interface. */
 export interface Cradle {
@@ -38,14 +38,13 @@ export interface Cradle {
   runnerFactory: RunnerFactory
   engines: EngineRegistry
   providers: ProviderRegistry
-  uploads: UploadSlots
   /** The machine's cores and free memory, as `speech.concurrency: "auto"` reads them (tests inject theirs). */
   machine: MachineResources
 }
 
 /**
- * A feature of dictum: what it adds to an app. Each feature folder (a route group under plugins/, or audio/,
- * vad/, models/) exports one and owns everything in it, so adding a feature touches its folder and the list
+ * A feature of dictum: what it adds to an app. Each feature folder (a route group under routes/, or audio/,
+ * vad/, models/, live/) exports one and owns everything in it, so adding a feature touches its folder and the list
  * that names it (server/app.ts). The kernel only runs the list: it registers the services, opens the database
  * with the tables, registers the routes, and closes the features in reverse order.
  */
@@ -53,11 +52,17 @@ export interface Feature {
   /** Names the feature in errors, and its tables in `feature_versions`. */
   name: string
   /**
+   * The features whose services this one uses, by name. An app whose list lacks one fails at start, naming
+   * both (`FEATURE_MISSING`), rather than at the first request that resolves the missing service. Order in
+   * the list does not matter: services are created on first use.
+   */
+  dependencies?: readonly string[]
+  /**
    * Services it adds to the app's container. A feature that adds a service declares its type on `Cradle`
    * (`declare module '…/kernel/container.ts' { interface Cradle { … } }`) so its users resolve it typed.
    */
   services?: { [K in keyof Cradle]?: Resolver<Cradle[K]> }
-  /** Its tables' migrations, in order (kernel/storage/migrations.ts). */
+  /** Its tables' migrations, in order (storage/migrations.ts). */
   migrations?: readonly string[]
   /** Its HTTP routes, registered under `prefix`. */
   routes?: { prefix: string; plugin: FastifyPluginAsync }
@@ -65,7 +70,20 @@ export interface Feature {
   close?: (cradle: Cradle) => Promise<void>
 }
 
-/** The tables of these features, for the database (kernel/storage/migrations.ts). */
+/** Every feature's dependencies are in the list: else the start fails, naming the feature and the one it needs. */
+export function checkFeatureDependencies(features: readonly Feature[]): void {
+  const names = new Set(features.map((f) => f.name))
+  for (const feature of features) {
+    const missing = (feature.dependencies ?? []).filter((name) => !names.has(name))
+    if (missing.length > 0) {
+      throw errors.FEATURE_MISSING(
+        `feature "${feature.name}" needs ${missing.map((m) => `"${m}"`).join(', ')}, not in the app's list of features.`,
+      )
+    }
+  }
+}
+
+/** The tables of these features, for the database (storage/migrations.ts). */
 export function featureTables(features: readonly Feature[]): FeatureMigrations[] {
   return features.flatMap((f) => (f.migrations ? [{ feature: f.name, migrations: f.migrations }] : []))
 }
@@ -85,6 +103,7 @@ export interface ContainerOptions {
 }
 
 export function buildContainer(options: ContainerOptions): DictumContainer {
+  checkFeatureDependencies(options.features)
   const container = createContainer<Cradle>({ injectionMode: InjectionMode.PROXY, strict: true })
   const configStore = new ConfigStore(options.config, options.configFile)
   // dataDir is fixed for the app's lifetime: the database is open in it.
@@ -100,7 +119,6 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
     runnerFactory: asValue(options.runnerFactory ?? createEngineRunner),
     engines: asClass(EngineRegistry).singleton(),
     providers: asClass(ProviderRegistry).singleton(),
-    uploads: asClass(UploadSlots).singleton(),
     machine: asValue(systemResources),
   })
   for (const feature of options.features) if (feature.services) container.register(feature.services as never)

@@ -8,10 +8,12 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { KindGuard } from '@sinclair/typebox'
+import { errors } from '../errors/catalogue.ts'
+import { satisfies } from '../lib/version-range.ts'
+import { PLUGIN_API_VERSION } from './contracts/api-version.ts'
 import { type CatalogEntry, catalogProblems } from './contracts/catalog.ts'
 import type { EngineDefinition } from './contracts/engine.ts'
 import type { ProviderDefinition } from './contracts/provider.ts'
-import { errors } from './errors.ts'
 
 export interface Discovered<D> {
   definition: D
@@ -148,8 +150,23 @@ function checkCommon(d: Loose, name: string): string[] {
   if (!KindGuard.IsSchema(d.optionsSchema)) problems.push('optionsSchema must be a TypeBox schema')
   if (typeof d.capabilities !== 'function') problems.push('capabilities must be a function')
   if (typeof d.create !== 'function') problems.push('create must be a function')
+  if (
+    d.apiRange !== undefined &&
+    (typeof d.apiRange !== 'string' || satisfies('0.0.0', d.apiRange) === null)
+  ) {
+    problems.push(`apiRange must be a version range such as "^${PLUGIN_API_VERSION}"`)
+  }
   if (problems.length > 0) throw errors.PLUGIN_INVALID(`${name}: ${problems.join('; ')}`)
+  checkApiRange(d, name)
   return problems
+}
+
+/** A plugin written for another plugin API is refused at start, not at its first call. */
+function checkApiRange(d: Loose, name: string): void {
+  if (d.apiRange === undefined || satisfies(PLUGIN_API_VERSION, d.apiRange as string)) return
+  throw errors.PLUGIN_API_MISMATCH(
+    `${name} was written for plugin API ${d.apiRange as string}; this dictum's plugin API is ${PLUGIN_API_VERSION}.`,
+  )
 }
 
 function checkEngine(d: Loose, name: string): EngineDefinition {

@@ -5,13 +5,13 @@
  * translated here into catalogue errors naming the provider, with every secret option value redacted.
  */
 
+import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import { redact, redactError, secretValues } from '../lib/secrets.ts'
 import { timeLimit } from '../lib/timeout.ts'
 import type { ConfigStore } from './config-store.ts'
 import type { PluginLogger } from './contracts/engine.ts'
 import type { ProviderCapabilities, ProviderDefinition, ProviderInstance } from './contracts/provider.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
-import { type DictumError, errors, isDictumError } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
 import { PluginSlots, type Slot } from './plugin-slots.ts'
 

@@ -6,6 +6,7 @@
  */
 import path from 'node:path'
 import type { DictumConfig } from '../config/schema.ts'
+import { errors } from '../errors/catalogue.ts'
 import {
   type ConcurrencyChoice,
   chooseConcurrency,
@@ -16,7 +17,6 @@ import type { ConfigStore } from './config-store.ts'
 import type { EngineCapabilities, EngineDefinition, EngineProbe, PluginLogger } from './contracts/engine.ts'
 import type { Discovered, DiscoveryResult } from './discovery.ts'
 import type { EngineRunner, EngineRunnerOptions } from './engine-runner/types.ts'
-import { errors } from './errors.ts'
 import { resolveOptions } from './plugin-options.ts'
 import { PluginSlots, type Slot } from './plugin-slots.ts'
 

@@ -12,6 +12,7 @@ declare module '../kernel/container.ts' {
 
 export const liveFeature: Feature = {
   name: 'live',
+  dependencies: ['vad', 'dictionary', 'history'],
   services: { live: asClass(LiveSessions).singleton() },
   close: (cradle) => (cradle.live as LiveSessions).close(),
 }

@@ -5,9 +5,9 @@
  * whose runner refuses it falls back too.
  */
 import { concatSamples } from '../audio/samples.ts'
+import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import type { EngineCustomWord, EngineTranscribeResult } from '../kernel/contracts/engine.ts'
 import type { RunnerStream } from '../kernel/engine-runner/types.ts'
-import { type DictumError, errors, isDictumError } from '../kernel/errors.ts'
 import type { AcquiredEngine } from '../kernel/registry.ts'
 
 export const SAMPLE_RATE = 16000

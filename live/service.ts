@@ -3,13 +3,14 @@
  * holding its engine (acquired at open, released at close: a config edit drains it as it does requests),
  * and closes them all when the app closes.
  */
+
+import type { DictionaryService } from '../dictionary/service.ts'
+import { errors } from '../errors/catalogue.ts'
+import type { HistoryService } from '../history/service.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { errors } from '../kernel/errors.ts'
 import type { EngineRegistry } from '../kernel/registry.ts'
-import type { DictionaryService } from '../plugins/dictionary/service.ts'
-import type { HistoryService } from '../plugins/history/service.ts'
-import { checkLanguage, languageAmong } from '../plugins/transcribe/service.ts'
+import { checkLanguage, languageAmong } from '../transcription/service.ts'
 import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
 import { LiveSessionImpl } from './session.ts'

@@ -8,14 +8,14 @@ import { randomUUID } from 'node:crypto'
 import { pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
 import type { DictumConfig } from '../config/schema.ts'
+import type { DictionaryService } from '../dictionary/service.ts'
+import { type DictumError, errors } from '../errors/catalogue.ts'
+import type { HistoryService } from '../history/service.ts'
 import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
-import { type DictumError, errors } from '../kernel/errors.ts'
 import type { AcquiredEngine, ReportedCapabilities } from '../kernel/registry.ts'
-import type { DictionaryService } from '../plugins/dictionary/service.ts'
-import type { HistoryService } from '../plugins/history/service.ts'
-import { requestWords } from '../plugins/openai/request-fields.ts'
-import { resultTokens } from '../plugins/transcribe/logprobs.ts'
-import { languageAmong, withRequestWords } from '../plugins/transcribe/service.ts'
+import { engineCustomWords, requestWords } from '../transcription/custom-words.ts'
+import { resultTokens } from '../transcription/logprobs.ts'
+import { languageAmong } from '../transcription/service.ts'
 import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
 import { InputQueue } from './input-queue.ts'
@@ -332,13 +332,7 @@ export class LiveSessionImpl implements LiveSession {
     const { prompt, keywords, languages } = this.#settings
     const language = languages ? languageAmong(languages, engine) : this.#settings.language
     // the session's keywords join the dictionary's words for its items only; the dictionary is not changed
-    const customWords = engine.capabilities.customWords
-      ? withRequestWords(dictionary.customWords(), requestWords(keywords ?? [])).map((w) => ({
-          text: w.text,
-          weight: w.weight,
-          aliases: [...w.aliases],
-        }))
-      : []
+    const customWords = engineCustomWords(engine.capabilities, dictionary, requestWords(keywords ?? []))
     const triggers = dictionary.listReplacements().items.flatMap((rule) => rule.triggers)
     const open: OpenItem = {
       item: new LiveItem({

@@ -10,7 +10,7 @@
  * open at once.
  */
 import type { Worker } from 'node:worker_threads'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { startModuleWorker } from '../lib/module-worker.ts'
 import { leadInOf, type TurnDetectorOptions, type TurnEvent, thresholdProblem } from './turn-detector.ts'
 import type { TurnReply, TurnRequest } from './turn-thread.ts'

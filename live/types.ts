@@ -9,8 +9,9 @@
  * it. Each item gets append-only `delta`s whose concatenation is exactly its `completed` transcript, and,
  * for clients that want the engine's revising guess, `partial`s with the whole current hypothesis.
  */
+
+import type { DictumError } from '../errors/catalogue.ts'
 import type { TranscriptToken, TranscriptWord } from '../kernel/contracts/engine.ts'
-import type { DictumError } from '../kernel/errors.ts'
 import type { ReportedCapabilities } from '../kernel/registry.ts'
 
 /** Server-side turn detection (OpenAI `turn_detection: { type: 'server_vad', ... }`), Silero VAD. */
@@ -32,13 +33,13 @@ export interface LiveSessionOptions {
   language?: string
   /**
    * OpenAI's `languages` (never with `language`): the engine must transcribe one of them (checked at open);
-   * its hint is the first it transcribes, as for files (plugins/transcribe/service.ts `languageAmong`).
+   * its hint is the first it transcribes, as for files (transcription/service.ts `languageAmong`).
    */
   languages?: string[]
   prompt?: string
   /**
    * Words or phrases for this session only (OpenAI's `keywords`), added to the dictionary's custom words
-   * when the engine has the `customWords` capability (checked by the caller: plugins/openai/request-fields.ts).
+   * when the engine has the `customWords` capability (checked by the caller: routes/openai/request-fields.ts).
    */
   keywords?: string[]
   /** null: the client commits each utterance (OpenAI `turn_detection: null`). */
@@ -66,7 +67,7 @@ export type LiveEvent =
       /** The final text, replacement rules applied. */
       transcript: string
       /**
-       * The engine's tokens with log-probabilities (plugins/transcribe/logprobs.ts), spelling `rawText`; null
+       * The engine's tokens with log-probabilities (transcription/logprobs.ts), spelling `rawText`; null
        * when the engine gave no certainty.
        */
       tokens: TranscriptToken[] | null

@@ -2,9 +2,10 @@
  * The model catalog the model manager serves: the models of every discovered engine (each engine ships its
  * own in its definition's `catalog`, kernel/contracts/catalog.ts) and the Silero VAD's (vad/catalog.ts).
  */
+
+import { errors } from '../errors/catalogue.ts'
 import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import type { EngineDefinition } from '../kernel/contracts/engine.ts'
-import { errors } from '../kernel/errors.ts'
 import { VAD_CATALOG } from '../vad/catalog.ts'
 
 /**

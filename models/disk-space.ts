@@ -2,8 +2,8 @@
  * A pull checks the free space first: failing before a multi-GB download is kinder than failing after it.
  */
 import { statfs } from 'node:fs/promises'
+import { errors } from '../errors/catalogue.ts'
 import type { CatalogEntry } from '../kernel/contracts/catalog.ts'
-import { errors } from '../kernel/errors.ts'
 import { formatBytes } from './format-bytes.ts'
 
 /**

@@ -11,8 +11,8 @@
 import { spawn } from 'node:child_process'
 import { lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
+import { errors } from '../errors/catalogue.ts'
 import type { ArchiveKind } from '../kernel/contracts/catalog.ts'
-import { errors } from '../kernel/errors.ts'
 
 interface RunResult {
   code: number | null

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { errors } from '../errors/catalogue.ts'
 import type { CatalogEntry } from '../kernel/contracts/catalog.ts'
-import { errors } from '../kernel/errors.ts'
 import { extractArchive } from './extract.ts'
 
 /** Written into every installed model folder; `verify` and `list` read it. */

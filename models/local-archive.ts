@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { type ProgressListener, ProgressMeter } from './progress-meter.ts'
 
 export interface LocalArchive {

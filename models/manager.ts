@@ -8,9 +8,9 @@
  */
 import { lstat, mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { type DictumError, errors } from '../errors/catalogue.ts'
 import type { Catalog, CatalogEntry } from '../kernel/contracts/catalog.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { type DictumError, errors } from '../kernel/errors.ts'
 import { redactUrl } from '../lib/http-client.ts'
 import { archiveFileName, findEntry } from './catalog.ts'
 import { checkFreeSpace, spaceNeeded } from './disk-space.ts'

@@ -5,7 +5,7 @@
  */
 import { open, readFile, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 
 export interface PullLock {
   release(): Promise<void>

@@ -10,6 +10,9 @@
 export { type Static, type TSchema, Type } from '@sinclair/typebox'
 // Audio and model files: 16-bit WAV for engines that send audio on, ONNX model files read without a runtime.
 export { encodeWav16 } from '../audio/wav-encode.ts'
+export { DictumError, type ErrorCode, errors, isDictumError } from '../errors/catalogue.ts'
+// The plugin API version this SDK implements (a definition's `apiRange` is checked against dictum's at start).
+export { PLUGIN_API_VERSION } from '../kernel/contracts/api-version.ts'
 export {
   type ArchiveKind,
   type Catalog,
@@ -44,7 +47,6 @@ export {
   type ProviderProcessRequest,
   type ProviderProcessResult,
 } from '../kernel/contracts/provider.ts'
-export { DictumError, type ErrorCode, errors, isDictumError } from '../kernel/errors.ts'
 // Outbound HTTP: time limit, abort, bounded body, failures in one vocabulary, URLs fit to show.
 export {
   discardBody,

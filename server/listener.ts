@@ -7,9 +7,9 @@
 import type { Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { DictumConfig } from '../config/schema.ts'
+import { emitDraining } from '../http/draining.ts'
+import { isLoopbackHostname } from '../http/guard.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { emitDraining } from '../kernel/http/draining.ts'
-import { isLoopbackHostname } from '../kernel/http/guard.ts'
 
 type ApiConfig = DictumConfig['api']
 

@@ -9,7 +9,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Static } from '@sinclair/typebox'
 import type { VadSchema } from '../config/schema.ts'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 import { createNativeVad, type NativeVad } from './native.ts'
 import { RecentSamples } from './recent-samples.ts'
 import { resolveVadModel, type VadModelLocation, verifyVadModel } from './vad-model.ts'

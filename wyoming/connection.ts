@@ -13,13 +13,13 @@
  * connection is affected.
  */
 import type { Socket } from 'node:net'
+import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
-import { type DictumError, errors, isDictumError } from '../kernel/errors.ts'
 import type { EngineRegistry } from '../kernel/registry.ts'
 import type { LiveService } from '../live/types.ts'
 import type { ModelManager } from '../models/manager.ts'
-import { chooseModel } from '../plugins/openai/model-choice.ts'
+import { chooseModel } from '../models/model-choice.ts'
 import { EventReader, encodeEvent, FrameError, type WyomingEvent } from './framing.ts'
 import { describeInfo } from './info.ts'
 import { audioFormat, LIVE_RATE } from './pcm.ts'

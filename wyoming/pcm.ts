@@ -6,7 +6,7 @@
 import { pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
 import type { PcmLayout } from '../audio/types.ts'
-import { errors } from '../kernel/errors.ts'
+import { errors } from '../errors/catalogue.ts'
 
 export const LIVE_RATE = 16000
 

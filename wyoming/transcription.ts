@@ -6,7 +6,7 @@
  * that do not stream) and `transcript-stop`. The chunks concatenate to the transcript's text. A stream
  * longer than `realtime.maxUtteranceSeconds` is several items; their texts are joined with a space.
  */
-import { type DictumError, errors } from '../kernel/errors.ts'
+import { type DictumError, errors } from '../errors/catalogue.ts'
 import type { LiveEvent, LiveSession } from '../live/types.ts'
 import { type AudioFormat, PcmConverter, sameFormat } from './pcm.ts'
 

@@ -8,14 +8,14 @@
  */
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../../kernel/errors.ts'
-import { writeTransaction } from '../../kernel/storage/write.ts'
+import { errors } from '../../errors/catalogue.ts'
 import { sleep } from '../../lib/timeout.ts'
-import type { BackendDeps } from '../backend.ts'
+import { writeTransaction } from '../../storage/write.ts'
 import { thisRunner } from '../executor.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
 import { resultsDirOf } from '../paths.ts'
 import {
+  type BackendDeps,
   isFinal,
   type JobBackend,
   type JobEvent,

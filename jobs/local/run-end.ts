@@ -2,8 +2,9 @@
  * How a local run ended, as it is written to its job's record: decided once when the run ends, then written
  * (again and again, by the backend, while the database refuses writes: a full disk) until it is recorded.
  */
+
+import { DictumError, isDictumError } from '../../errors/catalogue.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
-import { DictumError, isDictumError } from '../../kernel/errors.ts'
 import { redact } from '../../lib/secrets.ts'
 import { isRetryable, type JobError, type JobRecord, type JobResult, type JobRunner } from '../types.ts'
 import type { JobStore } from './store.ts'

@@ -4,8 +4,8 @@
  * error, result and runner one each: they are read and written whole.
  */
 import { randomBytes } from 'node:crypto'
-import { errors } from '../../kernel/errors.ts'
-import type { Db } from '../../kernel/storage/database.ts'
+import { errors } from '../../errors/catalogue.ts'
+import type { Db } from '../../storage/database.ts'
 import type {
   JobError,
   JobListQuery,

@@ -11,7 +11,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis'
 import type { DictumConfig } from '../../config/schema.ts'
-import { errors } from '../../kernel/errors.ts'
+import { errors } from '../../errors/catalogue.ts'
 import { redactUrl } from '../../lib/secrets.ts'
 
 export function connectRedis(config: Readonly<DictumConfig>, mode: { failFast: boolean }): Redis {

@@ -8,7 +8,7 @@
  * pipeline's own join (absolute times, dictionary replacements), so the transcript is the one a single
  * process gives for the same file.
  */
-import type { PieceSpan } from '../../plugins/transcribe/service.ts'
+import type { PieceSpan } from '../../transcription/service.ts'
 
 const SAMPLE_RATE = 16000
 

@@ -8,9 +8,9 @@
  * see fan-out.ts). A worker's concurrency is shared by both.
  */
 import type { DictumConfig } from '../../config/schema.ts'
-import { type ErrorCode, errors, isDictumError, isErrorCode } from '../../kernel/errors.ts'
+import { type ErrorCode, errors, isDictumError, isErrorCode } from '../../errors/catalogue.ts'
 import { redact } from '../../lib/secrets.ts'
-import type { PieceSpan } from '../../plugins/transcribe/service.ts'
+import type { PieceSpan } from '../../transcription/service.ts'
 import { type JobError, type JobRecord, MAX_PRIORITY } from '../types.ts'
 
 export const PREFIX = 'dictum'

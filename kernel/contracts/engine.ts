@@ -12,6 +12,7 @@
  * results must therefore be structured-cloneable.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
+import { WRITTEN_FOR } from './api-version.ts'
 import type { CatalogEntry } from './catalog.ts'
 
 /** The sample rate of the audio every engine is given: 16 kHz mono. */
@@ -214,6 +215,13 @@ export interface EngineInstance {
 export interface EngineDefinition<S extends TSchema = TSchema> {
   /** Marks the definition as an engine (set by {@link defineEngine}; required when not using it). */
   kind?: 'engine'
+  /**
+   * The range of dictum's plugin API (`PLUGIN_API_VERSION`) this plugin was written for, as npm writes
+   * ranges (`^1.0.0`). {@link defineEngine} sets it to `^` the API version of the SDK it comes from; a dictum whose
+   * API is outside it refuses the plugin at start, naming the plugin, its range and dictum's version. Absent
+   * (a definition made without {@link defineEngine}): not checked.
+   */
+  apiRange?: string
   /** Unique id: lower-case letters, digits and dashes. Config selects it with `speech.engine`. */
   id: string
   /** Human name, as reported in `provider` of transcription results. May depend on the options. */
@@ -257,5 +265,5 @@ export interface EngineDefinition<S extends TSchema = TSchema> {
 
 /** Identity helper that gives plugin authors type inference for their options. */
 export function defineEngine<S extends TSchema>(definition: EngineDefinition<S>): EngineDefinition<S> {
-  return { ...definition, kind: 'engine' }
+  return { apiRange: WRITTEN_FOR, ...definition, kind: 'engine' }
 }

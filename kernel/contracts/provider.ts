@@ -7,6 +7,7 @@
  * `ai.providers.<id>`.
  */
 import type { Static, TSchema } from '@sinclair/typebox'
+import { WRITTEN_FOR } from './api-version.ts'
 import type { PluginLogger } from './engine.ts'
 
 export interface ProviderCapabilities {
@@ -58,6 +59,13 @@ export interface ProviderInstance {
 export interface ProviderDefinition<S extends TSchema = TSchema> {
   /** Marks the definition as a provider (set by {@link defineProvider}; required when not using it). */
   kind?: 'provider'
+  /**
+   * The range of dictum's plugin API (`PLUGIN_API_VERSION`) this plugin was written for, as npm writes
+   * ranges (`^1.0.0`). {@link defineProvider} sets it to `^` the API version of the SDK it comes from; a dictum whose
+   * API is outside it refuses the plugin at start, naming the plugin, its range and dictum's version. Absent
+   * (a definition made without {@link defineProvider}): not checked.
+   */
+  apiRange?: string
   /** Unique id, lower-case letters, digits and dashes. Config selects it with `ai.provider`. */
   id: string
   displayName: string
@@ -73,5 +81,5 @@ export interface ProviderDefinition<S extends TSchema = TSchema> {
 }
 
 export function defineProvider<S extends TSchema>(definition: ProviderDefinition<S>): ProviderDefinition<S> {
-  return { ...definition, kind: 'provider' }
+  return { apiRange: WRITTEN_FOR, ...definition, kind: 'provider' }
 }

@@ -2,7 +2,7 @@
  * Translation of engine failures into catalogue errors, at the one place they enter the kernel. Every
  * detail names the engine, so a message in a log or a response says which plugin failed.
  */
-import { DictumError, type ErrorCode, errorCatalogue, errors } from '../errors.ts'
+import { DictumError, type ErrorCode, errorCatalogue, errors } from '../../errors/catalogue.ts'
 import type { WireError } from './protocol.ts'
 
 /** `engine: message.` with exactly one closing punctuation mark, as the catalogue's messages expect. */

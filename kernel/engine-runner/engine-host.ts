@@ -1,12 +1,12 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import type { DictumError } from '../../errors/catalogue.ts'
 import type {
   EngineStreamOptions,
   EngineTranscribeRequest,
   EngineTranscribeResult,
   PluginLogger,
 } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
 import { AudioHandoff } from './audio-handoff.ts'
 import {
   crashError,

@@ -3,8 +3,9 @@
  * transcriptions one at a time, or live utterances (streams, several at once), for the API process. Started
  * by {@link ./engine-host.ts}; never imported.
  */
+
+import { errors } from '../../errors/catalogue.ts'
 import type { EngineInstance, EngineStream, PluginLogger } from '../contracts/engine.ts'
-import { errors } from '../errors.ts'
 import { AudioReceiver } from './audio-handoff.ts'
 import { findDefinition, importPluginModule } from './find-definition.ts'
 import { exitWithParent } from './parent-watch.ts'

@@ -3,8 +3,9 @@
  * go to the host as messages (it runs each stream's calls in order); the host's partials, final result and
  * errors come back through {@link EngineHost}, which also ends the stream when the host dies.
  */
+
+import type { DictumError } from '../../errors/catalogue.ts'
 import type { EnginePartial, EngineTranscribeResult, PluginLogger } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
 import { timeoutError } from './engine-errors.ts'
 import type { ParentMessage } from './protocol.ts'
 import { StreamCore } from './stream-core.ts'

@@ -1,3 +1,4 @@
+import { type DictumError, isDictumError } from '../../errors/catalogue.ts'
 import { timeLimit } from '../../lib/timeout.ts'
 import type {
   EngineDefinition,
@@ -7,7 +8,6 @@ import type {
   EngineTranscribeRequest,
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
-import { type DictumError, isDictumError } from '../errors.ts'
 import {
   loadFailure,
   loadTimeoutError,

@@ -2,13 +2,14 @@
  * A live utterance on an engine running in the API process (isolation 'none'): the engine's stream called
  * directly, one call at a time in the order they were made.
  */
+
+import { isDictumError } from '../../errors/catalogue.ts'
 import type {
   EnginePartial,
   EngineStream,
   EngineTranscribeResult,
   PluginLogger,
 } from '../contracts/engine.ts'
-import { isDictumError } from '../errors.ts'
 import { type EngineOperation, timeoutError, transcribeFailure } from './engine-errors.ts'
 import { toWireError } from './protocol.ts'
 import { StreamCore } from './stream-core.ts'

@@ -1,10 +1,10 @@
 import os from 'node:os'
+import { type DictumError, errors, isDictumError } from '../../errors/catalogue.ts'
 import type {
   EngineStreamOptions,
   EngineTranscribeRequest,
   EngineTranscribeResult,
 } from '../contracts/engine.ts'
-import { type DictumError, errors, isDictumError } from '../errors.ts'
 import { sharedMemoryDir } from './audio-handoff.ts'
 import { NotStartedError, streamingUnsupported } from './engine-errors.ts'
 import { EngineHost } from './engine-host.ts'

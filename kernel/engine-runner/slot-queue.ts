@@ -1,4 +1,4 @@
-import { errors } from '../errors.ts'
+import { errors } from '../../errors/catalogue.ts'
 
 /**
  * `low`: batch work (transcription jobs), served after every `normal` waiter, so that a dictation arriving

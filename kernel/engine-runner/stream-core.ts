@@ -3,8 +3,9 @@
  * partial listeners, the `failed` promise, the one `finish` with its time limit, and the rule that a stream
  * ends exactly once (finished, failed, cancelled or closed) and then frees the engine's stream.
  */
+
+import type { DictumError } from '../../errors/catalogue.ts'
 import type { EnginePartial, EngineTranscribeResult, PluginLogger } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
 import { engineDetail, oversizeFailure } from './engine-errors.ts'
 import { oversizeReason } from './result-limit.ts'
 

@@ -1,3 +1,4 @@
+import type { DictumError } from '../../errors/catalogue.ts'
 import type {
   EngineDefinition,
   EnginePartial,
@@ -6,7 +7,6 @@ import type {
   EngineTranscribeResult,
   PluginLogger,
 } from '../contracts/engine.ts'
-import type { DictumError } from '../errors.ts'
 import type { SlotPriority } from './slot-queue.ts'
 
 export type { SlotPriority }

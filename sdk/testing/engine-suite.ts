@@ -63,7 +63,7 @@ const SAMPLE_RATE = 16000
 /** Live audio reaches a stream in chunks of about this much (the realtime API's clients send 20-100 ms). */
 const STREAM_CHUNK_SAMPLES = 1600
 /**
- * The longest piece the kernel hands an engine that declares no limit (plugins/transcribe: the window used
+ * The longest piece the kernel hands an engine that declares no limit (transcription/: the window used
  * when `maxAudioSeconds` is null and config `vad.maxSegmentSeconds` is unset).
  */
 const UNLIMITED_WINDOW_SECONDS = 120
@@ -256,7 +256,7 @@ function checkResult(
 }
 
 /**
- * Language hints the kernel lets through to the engine (plugins/transcribe, `checkLanguage`): a few declared
+ * Language hints the kernel lets through to the engine (transcription/, `checkLanguage`): a few declared
  * codes, and a regional form of the first (the kernel compares base languages and passes the hint as the
  * client wrote it; region 001, "world", exists for every language). With `*` any hint passes: two samples.
  * An undeclared language never reaches the engine (the kernel answers 400), so none is sent.

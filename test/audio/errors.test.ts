@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder } from '../../audio/index.ts'
-import { isDictumError } from '../../kernel/errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { audioFixturesDir, encodeWav, tone } from '../helpers/wav.ts'
 
 const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: t.testdir() })

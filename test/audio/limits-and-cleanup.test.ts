@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { AudioDecoder } from '../../audio/index.ts'
-import { isDictumError } from '../../kernel/errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { audioFixturesDir, encodeWav, tone } from '../helpers/wav.ts'
 
 const jfkWav = path.join(audioFixturesDir, 'jfk.wav')

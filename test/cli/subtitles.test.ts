@@ -2,13 +2,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import {
-  cuesOf,
-  formatSrt,
-  formatTimestamp,
-  formatVtt,
-  wrapLines,
-} from '../../plugins/transcribe/subtitles.ts'
+import { cuesOf, formatSrt, formatTimestamp, formatVtt, wrapLines } from '../../transcription/subtitles.ts'
 import { build } from '../helpers/build.ts'
 import { listen } from '../helpers/http.ts'
 import { audioFixturesDir, fixtureConfig, setup } from './run-cli.ts'

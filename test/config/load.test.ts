@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { configFilePath, loadConfig } from '../../config/load.ts'
-import { isDictumError } from '../../kernel/errors.ts'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { maskSecrets } from '../../lib/secrets.ts'
 import { tempDir } from '../helpers/build.ts'
 

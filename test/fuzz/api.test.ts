@@ -16,7 +16,7 @@ import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { asFunction } from 'awilix'
 import t from 'tap'
-import { isErrorCode } from '../../kernel/errors.ts'
+import { isErrorCode } from '../../errors/catalogue.ts'
 import { modelCatalog } from '../../models/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'
 import { build, tempDir } from '../helpers/build.ts'
@@ -58,7 +58,7 @@ const ENTRY_NOT_FOUND = new Set(['REPLACEMENT_NOT_FOUND', 'CUSTOM_WORD_NOT_FOUND
 const ROUTE_REFUSAL = 'translation_unsupported'
 
 /**
- * Paths of the OpenAI-compatible routes (plugins/openai): their errors may be in OpenAI's shape. Errors
+ * Paths of the OpenAI-compatible routes (routes/openai): their errors may be in OpenAI's shape. Errors
  * answered before routing (Node's parser, a URL that does not decode, 404/405) are in dictum's on every path.
  */
 const OPENAI_PATHS = /^\/v1\/(audio\/(transcriptions|translations)|models)(\/|$)/

@@ -11,10 +11,10 @@
  * each of 3 realtime and 3 Wyoming connections.
  */
 import t from 'tap'
-import { isErrorCode } from '../../kernel/errors.ts'
+import { isErrorCode } from '../../errors/catalogue.ts'
 import { rawRequest } from '../helpers/http.ts'
 import { clipPcm } from '../live/helpers.ts'
-import { openRealtime, type RealtimeTestClient } from '../plugins/realtime/realtime-client.ts'
+import { openRealtime, type RealtimeTestClient } from '../routes/realtime/realtime-client.ts'
 import { transcribe, WyomingClient } from '../wyoming/client.ts'
 import { serve } from '../wyoming/serve.ts'
 import { realtimeFrame, wyomingFrame } from './live-events.ts'

@@ -8,7 +8,7 @@ import { once } from 'node:events'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
-import { DATABASE_FILE } from '../../kernel/storage/database.ts'
+import { DATABASE_FILE } from '../../storage/database.ts'
 
 const HOLDER = fileURLToPath(new URL('../fixtures/hold-database-lock.ts', import.meta.url))
 

@@ -1,7 +1,7 @@
 /** Real HTTP requests with full control of headers (Host, Origin, Content-Length), for listener tests. */
 import http from 'node:http'
 import type { Test } from 'tap'
-import type { DictumApp } from '../../kernel/app.ts'
+import type { DictumApp } from '../../http/app.ts'
 
 export interface RawResponse {
   status: number

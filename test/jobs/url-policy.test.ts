@@ -4,8 +4,8 @@
  * the connection would use, so a name pointing at loopback is caught whatever it is called).
  */
 import t from 'tap'
+import { isDictumError } from '../../errors/catalogue.ts'
 import { UrlPolicy } from '../../jobs/url-policy.ts'
-import { isDictumError } from '../../kernel/errors.ts'
 
 function byName(policy: UrlPolicy, url: string): string | null {
   try {

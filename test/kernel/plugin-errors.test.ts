@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import type { DictumError } from '../../kernel/errors.ts'
+import type { DictumError } from '../../errors/catalogue.ts'
 import { startServer } from '../../server/server.ts'
 import { build, FIXTURES, injectJson, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'

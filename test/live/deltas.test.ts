@@ -4,8 +4,8 @@
  * transcript, and a final that revises sent words is marked revised, its last delta aligned on what was sent.
  */
 import t from 'tap'
+import { compileReplacements } from '../../dictionary/replace.ts'
 import { alignedPrefix, ItemText, longestTriggerWords } from '../../live/deltas.ts'
-import { compileReplacements } from '../../plugins/dictionary/replace.ts'
 
 function run(hypotheses: string[], final: string, rules: { triggers: string[]; replacement: string }[] = []) {
   const matcher = compileReplacements(rules.map((r, i) => ({ id: String(i), ...r })))

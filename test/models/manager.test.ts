@@ -10,8 +10,8 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
+import { isDictumError } from '../../errors/catalogue.ts'
 import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
-import { isDictumError } from '../../kernel/errors.ts'
 import { ModelManager } from '../../models/manager.ts'
 import type { DownloadProgress } from '../../models/progress-meter.ts'
 import {

@@ -8,8 +8,8 @@ import { Value } from '@sinclair/typebox/value'
 import t, { type Test } from 'tap'
 import remote from '../../../engines/remote/index.ts'
 import type { RemoteOptions } from '../../../engines/remote/options.ts'
+import { type DictumError, isDictumError } from '../../../errors/catalogue.ts'
 import type { EngineInstance } from '../../../kernel/contracts/engine.ts'
-import { type DictumError, isDictumError } from '../../../kernel/errors.ts'
 import { type Reply, startTranscriptionServer, verboseReply } from './transcription-server.ts'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }

@@ -1,7 +1,7 @@
 /** sherpa-onnx's token scores as the engine result's tokens: the word mark is a space, lists must agree. */
 import t from 'tap'
 import { parseResult, tokensOf } from '../../../engines/sherpa-onnx/result.ts'
-import { resultTokens } from '../../../plugins/transcribe/logprobs.ts'
+import { resultTokens } from '../../../transcription/logprobs.ts'
 
 t.test('tokens with their log-probabilities, spelling the text', async (t) => {
   const result = parseResult(

@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import {
   AudioHandoff,
   AudioReceiver,
@@ -13,7 +14,6 @@ import {
   usableDir,
 } from '../../../kernel/engine-runner/audio-handoff.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { fixtureRunner } from './runner-helpers.ts'
 
 function tempDir(t: Test): string {

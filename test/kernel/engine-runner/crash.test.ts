@@ -1,8 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { fixtureRunner, memoryLogger, pidOf, request } from './runner-helpers.ts'
 
 t.test('an engine that aborts fails its request with ENGINE_CRASHED and is restarted', async (t) => {

@@ -4,8 +4,8 @@
  * (buffers, which V8 does not count), and a load over the limit.
  */
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { fixtureRunner, isAlive, pidOf, request, waitForExit } from './runner-helpers.ts'
 
 const LIMIT_MB = 200

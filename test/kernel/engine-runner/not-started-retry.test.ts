@@ -4,9 +4,9 @@
  * request the engine did start is never run twice.
  */
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { ProcessEngineRunner } from '../../../kernel/engine-runner/process-runner.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { fixtureRunner, memoryLogger, pidOf, request } from './runner-helpers.ts'
 
 const hostsStarted = (logger: ReturnType<typeof memoryLogger>) =>

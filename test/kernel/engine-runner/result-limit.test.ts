@@ -3,10 +3,10 @@
  * the host before it is sent, again in the API process, and for in-process engines.
  */
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import type { EngineDefinition } from '../../../kernel/contracts/engine.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { oversizeReason, resultLimit, resultSize } from '../../../kernel/engine-runner/result-limit.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import greedyDefinition from '../../fixtures/engines/greedy-engine.ts'
 import { fixtureRunner, request } from './runner-helpers.ts'
 

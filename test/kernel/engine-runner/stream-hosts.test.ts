@@ -4,10 +4,10 @@
  * idle stream hosts stopped. The behaviour both runners share is in stream.test.ts.
  */
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import type { EngineRunnerOptions } from '../../../kernel/engine-runner/index.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import type { ProcessEngineRunner } from '../../../kernel/engine-runner/process-runner.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { fixtureRunner, pidOf, waitForExit } from './runner-helpers.ts'
 import { audio, partialsOf, type StreamingOptions, streamingRunner } from './stream-helpers.ts'
 

@@ -3,8 +3,8 @@
  * (isolation 'none') and in an engine host (isolation 'process'). Process-only faults: stream-hosts.test.ts.
  */
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { expectedText } from '../../fixtures/plugins/streaming-engine.ts'
 import { audio, failureOf, MS_PER_WORD, partialsOf, streamingRunner } from './stream-helpers.ts'
 

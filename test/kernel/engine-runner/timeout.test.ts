@@ -1,6 +1,6 @@
 import t from 'tap'
+import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import type { DictumError } from '../../../kernel/errors.ts'
 import { fixtureRunner, isAlive, pidOf, request, waitForExit } from './runner-helpers.ts'
 
 for (const hang of ['busy', 'pending'] as const) {

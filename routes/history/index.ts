@@ -1,0 +1,111 @@
+/**
+ * GET /v1/history (spec 4.6): newest first, `limit` clamped to 1..1000, default 100; and (extensions) its
+ * search, filters and cursor paging, DELETE of one entry or (confirmed) of all, and the streamed export.
+ */
+import { Readable } from 'node:stream'
+import { asClass, asFunction } from 'awilix'
+import { errors } from '../../errors/catalogue.ts'
+import { EXPORT_FORMATS, EXPORT_WRITERS, type ExportFormat } from '../../history/export.ts'
+import { historyMigrations } from '../../history/migrations.ts'
+import { parseCursor, parseHistoryFilter } from '../../history/query.ts'
+import {
+  HistoryClearQuerySchema,
+  HistoryDeletedSchema,
+  HistoryExportQuerySchema,
+  HistoryIdParamsSchema,
+  HistoryListSchema,
+  HistoryQuerySchema,
+} from '../../history/schemas.ts'
+import { HistoryService, type HistorySettings, parseHistoryLimit } from '../../history/service.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
+
+type Query = Record<string, unknown>
+
+export const historyRoutes = routePlugin('history', async (app) => {
+  const { history } = app.dictum
+  app.get(
+    '/history',
+    { schema: { querystring: HistoryQuerySchema, response: { 200: HistoryListSchema } } },
+    async (request) => {
+      const query = request.query as Query
+      const filter = parseHistoryFilter(query)
+      return history.query(filter, parseHistoryLimit(query.limit), parseCursor(query.cursor))
+    },
+  )
+
+  app.delete(
+    '/history',
+    { schema: { querystring: HistoryClearQuerySchema, response: { 200: HistoryDeletedSchema } } },
+    async (request) => {
+      const confirm = (request.query as Query).confirm
+      if ((Array.isArray(confirm) ? confirm[0] : confirm) !== 'true') throw errors.HISTORY_CLEAR_UNCONFIRMED()
+      return { deleted: await history.clear() }
+    },
+  )
+
+  app.delete<{ Params: { id: string } }>(
+    '/history/:id',
+    { schema: { params: HistoryIdParamsSchema, response: { 200: HistoryDeletedSchema } } },
+    async (request) => {
+      await history.remove(request.params.id)
+      return { deleted: 1 }
+    },
+  )
+
+  app.get(
+    '/history/export',
+    { schema: { querystring: HistoryExportQuerySchema } },
+    async (request, reply) => {
+      const query = request.query as Query
+      const format = exportFormat(query.format)
+      const filter = parseHistoryFilter(query)
+      const writer = EXPORT_WRITERS[format]
+      const exportedAt = new Date()
+      const name = `dictum-history-${exportedAt.toISOString().slice(0, 10)}.${writer.extension}`
+      function* text() {
+        yield writer.start(exportedAt)
+        let index = 0
+        for (const page of history.pages(filter)) {
+          yield page.map((entry) => writer.entry(entry, index++)).join('')
+        }
+        yield writer.end()
+      }
+      return reply
+        .type(writer.contentType)
+        .header('Content-Disposition', `attachment; filename="${name}"`)
+        .header('Cache-Control', 'no-store')
+        .send(Readable.from(text(), { objectMode: false }))
+    },
+  )
+})
+
+function exportFormat(raw: unknown): ExportFormat {
+  const value = Array.isArray(raw) ? raw[0] : raw
+  if (value === undefined || value === '') return 'json'
+  if (typeof value === 'string' && (EXPORT_FORMATS as readonly string[]).includes(value))
+    return value as ExportFormat
+  throw errors.INVALID_HISTORY_QUERY(`format must be ${EXPORT_FORMATS.join(', ')}.`)
+}
+
+declare module '../../kernel/container.ts' {
+  interface Cradle {
+    history: HistoryService
+    historySettings: () => HistorySettings
+  }
+}
+
+/** Dictation history: its table, the service every transcription route stores through, its routes. */
+export const historyFeature: Feature = {
+  name: 'history',
+  services: {
+    historySettings: asFunction(
+      ({ configStore }) =>
+        () =>
+          configStore.current.history,
+    ).singleton(),
+    history: asClass(HistoryService).singleton(),
+  },
+  migrations: historyMigrations,
+  routes: { prefix: '/v1', plugin: historyRoutes },
+}

@@ -1,0 +1,152 @@
+/**
+ * `GET /v1/realtime` (extension): OpenAI's Realtime API for transcription sessions over a WebSocket, on the
+ * live dictation service (live/types.ts). Opened as OpenAI's clients open it (`?intent=transcription`, or
+ * `?model=…`); the app's guard has run before the upgrade (loopback Host, Origin, token: from the
+ * Authorization header or, for browsers, the `openai-insecure-api-key.<token>` subprotocol), so a refused
+ * client gets its HTTP 401/403 and never a socket. The `realtime` subprotocol is the one ever answered: a token
+ * offered as a subprotocol is never echoed. Sessions over `realtime.maxSessions` are refused before the
+ * upgrade with 503 when that is known then, else (a race with another session) by close code 1013.
+ */
+import websocket from '@fastify/websocket'
+import type { WebSocket } from 'ws'
+import { errorBody, errors } from '../../errors/catalogue.ts'
+import { onDraining } from '../../http/draining.ts'
+import { routePlugin } from '../../http/route-plugin.ts'
+import type { Feature } from '../../kernel/container.ts'
+import { chooseModel } from '../../models/model-choice.ts'
+import { enginesWithLogprobs } from '../../transcription/logprobs.ts'
+import { RealtimeConnection } from './connection.ts'
+
+/** The one subprotocol answered (OpenAI's browser clients offer it beside the token). */
+export const REALTIME_SUBPROTOCOL = 'realtime'
+
+/** OpenAI's conversation models (`gpt-realtime`, `gpt-4o-realtime-preview`…): the selected engine, as whisper-1 is. */
+const OPENAI_REALTIME_MODEL = /^gpt-[\w.-]*realtime/
+
+interface RealtimeQuery {
+  model?: string
+  intent?: string
+  app?: string
+}
+
+const MAX_APP_NAME = 1024
+
+export const realtimeRoutes = routePlugin('realtime', async (app) => {
+  const { live, configStore, engines, models } = app.dictum
+  const connections = new Set<RealtimeConnection>()
+  /** Frames ws refused since start (each closed its connection). */
+  let refusedFrames = 0
+
+  await app.register(websocket, {
+    options: {
+      maxPayload: configStore.current.realtime.maxFrameBytes,
+      // Only `realtime` is ever chosen; ws would otherwise answer the first protocol offered, which may be
+      // the token. A client that offers subprotocols but not `realtime` gets none, and its handshake fails.
+      handleProtocols: (offered) => (offered.has(REALTIME_SUBPROTOCOL) ? REALTIME_SUBPROTOCOL : false),
+    },
+    // A frame ws refuses (bad UTF-8, a reserved opcode, over maxPayload…) ends its connection (ws closes it
+    // with 1002/1007/1009): logged at debug with a count, never at error with a stack (one line per frame
+    // was a log flood; @fastify/websocket's default handler logs them at error).
+    errorHandler: (error, socket, request) => {
+      refusedFrames++
+      request.log.debug(
+        { error: error.message, code: (error as { code?: string }).code, refusedFrames },
+        'realtime frame refused: connection closed',
+      )
+      socket.terminate()
+    },
+    // Shutdown: every session is told before the sockets go.
+    preClose(done) {
+      for (const connection of connections) connection.shutdown()
+      done()
+    },
+  })
+  // The listener stops accepting (shutdown, or it moves): sessions end now, not at their idle timeout.
+  onDraining(app.server, () => {
+    for (const connection of connections) connection.shutdown()
+  })
+  // ws reads maxPayload at each upgrade: an edit of realtime.maxFrameBytes applies to the next session.
+  configStore.onChange((next) => {
+    app.websocketServer.options.maxPayload = next.realtime.maxFrameBytes
+  })
+
+  // A refused upgrade (guard, limit, bad query) is answered over the raw socket, which no HTTP keep-alive
+  // handling closes afterwards (@fastify/websocket's own hook misses requests an earlier onRequest hook
+  // refused): end it once answered. Upgrades to other paths are answered by their routes; a socket that is
+  // not upgraded within api.requestTimeoutMs is destroyed (ws clears the timeout when it upgrades).
+  app.addHook('onResponse', async (request) => {
+    if (isUpgrade(request.headers)) request.raw.socket.end()
+  })
+  app.server.on('upgrade', (_request, socket: import('node:net').Socket) => {
+    socket.setTimeout(configStore.current.api.requestTimeoutMs, () => socket.destroy())
+  })
+
+  const mapModel = (name: string | undefined) =>
+    chooseModel(name !== undefined && OPENAI_REALTIME_MODEL.test(name) ? undefined : name, engines, models)
+
+  app.route<{ Querystring: RealtimeQuery }>({
+    method: 'GET',
+    url: '/realtime',
+    schema: { hide: true },
+    preHandler: async (request) => {
+      const problem = queryProblem(request.query)
+      if (problem) throw errors.INVALID_REQUEST(problem)
+      const { maxSessions } = configStore.current.realtime
+      if (live.openSessions >= maxSessions) {
+        throw errors.TOO_MANY_SESSIONS(`${maxSessions} are open (realtime.maxSessions). Retry later.`)
+      }
+    },
+    // A plain GET, without the WebSocket upgrade.
+    handler: async (_request, reply) =>
+      reply
+        .code(426)
+        .header('Upgrade', 'websocket')
+        .send(
+          errorBody(errors.INVALID_REQUEST('/v1/realtime is a WebSocket: open it with an Upgrade request.')),
+        ),
+    wsHandler: (socket: WebSocket, request) => {
+      const beta = /realtime=v1/.test(String(request.headers['openai-beta'] ?? ''))
+      const connection = new RealtimeConnection(
+        socket,
+        {
+          live,
+          chooseModel: mapModel,
+          selectedEngine: () => configStore.current.speech.engine,
+          limits: () => configStore.current.realtime,
+          enginesWithLogprobs: async () => enginesWithLogprobs(await engines.list()),
+          log: request.log,
+        },
+        {
+          shape: beta ? 'beta' : 'ga',
+          model: request.query.model,
+          appName: request.query.app || 'realtime',
+        },
+      )
+      connections.add(connection)
+      socket.on('close', () => connections.delete(connection))
+    },
+  })
+})
+
+function isUpgrade(headers: Record<string, unknown>): boolean {
+  return String(headers.upgrade ?? '').toLowerCase() === 'websocket'
+}
+
+/** A string query value, each at most once. */
+function queryProblem(query: RealtimeQuery): string | null {
+  for (const [key, value] of Object.entries(query)) {
+    if (typeof value !== 'string') return `the query parameter ${key} is given more than once.`
+  }
+  if (query.intent !== undefined && query.intent !== 'transcription') {
+    return `intent must be "transcription" (dictum serves transcription sessions).`
+  }
+  if ((query.app?.length ?? 0) > MAX_APP_NAME) return `app is longer than ${MAX_APP_NAME} characters.`
+  return null
+}
+
+/** OpenAI's Realtime transcription sessions over a WebSocket, on the live dictation service. */
+export const realtimeFeature: Feature = {
+  name: 'realtime',
+  dependencies: ['live', 'models'],
+  routes: { prefix: '/v1', plugin: realtimeRoutes },
+}

@@ -1,0 +1,72 @@
+/**
+ * The audio routes take large JSON only for base64 audio: deeply nested JSON is refused with the contract's
+ * `Invalid JSON audio payload.` before it is parsed (24 MB of it used to block the API ~9 s, +870 MB), and a
+ * large body is read in the body worker, off the event loop.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { depthOver } from '../../../http/json-body/parser.ts'
+import { build } from '../../helpers/build.ts'
+import { audioFixturesDir } from '../../helpers/fixtures.ts'
+import { listen, rawRequest } from '../../helpers/http.ts'
+
+t.test('nesting is counted outside strings only', async (t) => {
+  t.equal(depthOver('{"a":[{"b":1}]}', 4), false)
+  t.equal(depthOver('[[[[[1]]]]]', 4), true)
+  t.equal(depthOver('{"s":"[[[[[[[[[[ \\" {{{{{{"}', 2), false, 'brackets and escaped quotes inside a string')
+})
+
+t.test('deep JSON on /v1/transcribe and /v1/dictate is a 400, flat JSON still works', async (t) => {
+  const app = await build(t)
+  const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`
+  for (const url of ['/v1/transcribe', '/v1/dictate']) {
+    const response = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: deep,
+    })
+    t.equal(response.statusCode, 400, url)
+    t.same(response.json(), { error: 'Invalid JSON audio payload.', code: 'INVALID_AUDIO_JSON' })
+  }
+  const audioBase64 = readFileSync(path.join(audioFixturesDir, 'goforward.wav')).toString('base64')
+  const flat = await app.inject({
+    method: 'POST',
+    url: '/v1/transcribe',
+    payload: { audioBase64, language: 'en' },
+  })
+  t.equal(flat.statusCode, 200)
+})
+
+t.test(
+  'a 24 MB JSON body is read off the event loop: the API keeps its turns while it is parsed',
+  async (t) => {
+    const app = await build(t)
+    const port = await listen(t, app)
+    // Valid base64 of bytes that are no audio: parsed, decoded, then refused by the audio decoder at once.
+    const body = Buffer.from(JSON.stringify({ audioBase64: Buffer.alloc(18_000_000, 7).toString('base64') }))
+    let longestGap = 0
+    let last = performance.now()
+    const ticker = setInterval(() => {
+      const now = performance.now()
+      longestGap = Math.max(longestGap, now - last)
+      last = now
+    }, 2)
+    const started = performance.now()
+    const response = await rawRequest({
+      port,
+      method: 'POST',
+      path: '/v1/transcribe',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    const took = performance.now() - started
+    clearInterval(ticker)
+    t.equal(response.status, 400)
+    t.equal(response.json.code, 'AUDIO_DECODE_FAILED')
+    // Read in one turn (as before), decoding, scanning and parsing 24 MB held the loop for most of the
+    // request; off the loop, no turn is longer than a fraction of it.
+    t.ok(longestGap < took / 4, `longest turn ${longestGap.toFixed(0)} ms of a ${took.toFixed(0)} ms request`)
+  },
+)
