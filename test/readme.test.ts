@@ -36,4 +36,7 @@ t.test('the set-up, run and test commands name real files and scripts', async (t
   const ci = readFileSync(path.join(root, '.ci/run'), 'utf8')
   t.match(ci, 'bash scripts/setup.sh', 'CI sets up the way the README says')
   t.match(ci, 'npm test', 'CI runs the README test command')
+  t.type(pkg.scripts['test:process'], 'string')
+  t.match(readme, 'npm run test:process', 'the README says how to run the process tier')
+  t.match(ci, 'npm run test:process', 'CI runs the process tier too')
 })

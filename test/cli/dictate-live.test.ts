@@ -3,17 +3,15 @@
  * this process and through a running service's realtime WebSocket. Real speech through pocketsphinx: two
  * utterances separated by a pause come back as two utterances, each stored in history as it completed.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { AudioDecoder } from '../../audio/index.ts'
 import { encodeWav16 } from '../../audio/wav-encode.ts'
-import { freePort, untilHealthy } from '../helpers/serve.ts'
-import { audioFixturesDir, cleanEnv, repoRoot, runCli, setup, tempDir } from './run-cli.ts'
+import { freePort, serveInProcess } from '../helpers/serve.ts'
+import { audioFixturesDir, cleanEnv, runCli, setup, tempDir } from './run-cli.ts'
 
 const RATE = 16000
-const BIN = path.join(repoRoot, 'bin/dictum.js')
 
 /** librispeech-1089-134686-0001.wav (3.3 s), 2 s of silence, goforward.wav, 1 s of silence: 9.1 s. */
 async function pausedClip(dir: string): Promise<string> {
@@ -79,22 +77,8 @@ t.test('--live --local: utterances as they end, each stored in history', async (
 
 t.test('--live through a running service: its realtime session and its history', async (t) => {
   const dir = tempDir(t)
-  const port = await freePort()
-  const dataDir = path.join(dir, 'data')
-  const configFile = path.join(dir, 'server.json')
-  writeFileSync(
-    configFile,
-    JSON.stringify({ dataDir, api: { port }, speech: { engine: 'pocketsphinx' }, log: { level: 'silent' } }),
-  )
+  const { port } = await serveInProcess(t, { speech: { engine: 'pocketsphinx' }, log: { level: 'silent' } })
   const env = cleanEnv(dir, { DICTUM_SERVER: '' })
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--config', configFile], {
-    env,
-    stdio: 'ignore',
-  })
-  t.teardown(() => {
-    child.kill('SIGKILL')
-  })
-  await untilHealthy(child, port)
   const clip = await pausedClip(dir)
   const result = await runCli(
     [

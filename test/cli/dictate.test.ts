@@ -1,37 +1,14 @@
 /**
- * `dictum dictate` as a user runs it: a file standing in for the microphone (same stop-at-pause logic),
- * the real ffmpeg capture path through a synthetic device, Ctrl-C, clipboard and typing tools.
+ * `dictum dictate` as a user runs it: a file standing in for the microphone (same stop-at-pause logic), a
+ * device that cannot be opened, clipboard and typing tools. The real ffmpeg capture path stopped by Ctrl-C
+ * is test/process/cli-interrupt.test.ts.
  */
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { AudioDecoder } from '../../audio/index.ts'
 import { encodeWav16 } from '../../audio/wav-encode.ts'
-import { audioFixturesDir, fixtureConfig, setup, tempDir, waitForStderr } from './run-cli.ts'
-
-const RATE = 16000
-const GAP_SECONDS = 3
-
-/** jfk.wav, 3 s of silence, goforward.wav: a speaker who pauses, then says something else. */
-async function pausedClip(
-  dir: string,
-): Promise<{ file: string; firstSamples: number; totalSamples: number }> {
-  const decoder = new AudioDecoder({ maxSeconds: 60 })
-  try {
-    const first = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') })
-    const second = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'goforward.wav') })
-    const all = new Float32Array(first.length + GAP_SECONDS * RATE + second.length)
-    all.set(first, 0)
-    all.set(second, first.length + GAP_SECONDS * RATE)
-    const file = path.join(dir, 'paused.wav')
-    writeFileSync(file, encodeWav16(all))
-    return { file, firstSamples: first.length, totalSamples: all.length }
-  } finally {
-    await decoder.close()
-  }
-}
-
-const samplesHeard = (text: string) => Number(/heard (\d+) samples/.exec(text)?.[1] ?? Number.NaN)
+import { GAP_SECONDS, pausedClip, RATE, samplesHeard } from './paused-clip.ts'
+import { audioFixturesDir, fixtureConfig, setup, tempDir } from './run-cli.ts'
 
 t.test('pocketsphinx: stops at the pause, prints the text, stores the entry; history shows it', async (t) => {
   const user = setup(t, { speech: { engine: 'pocketsphinx' } })
@@ -77,29 +54,6 @@ t.test('fixture engine: the recording ends after the pause, not at the end of th
   t.ok(heard < clip.firstSamples + GAP_SECONDS * RATE, `stopped during the gap (${heard} samples)`)
   t.ok(heard > RATE, 'kept what was said before')
 })
-
-t.test(
-  'the ffmpeg capture path (a synthetic live device) stops on Ctrl-C and keeps what was said',
-  async (t) => {
-    const user = setup(t, fixtureConfig())
-    const clip = await pausedClip(user.dir)
-    const result = await user.run(
-      ['dictate', '--backend', 'lavfi', '--device', `amovie=${clip.file}`, '--verbose', '--silence', '20'],
-      {
-        started: (child, output) => {
-          void waitForStderr(child, output.stderr, (text) => text.includes('Listening'))
-            .then(() => new Promise((resolve) => setTimeout(resolve, 1500)))
-            .then(() => child.kill('SIGINT'))
-            .catch(() => {})
-        },
-      },
-    )
-    t.equal(result.code, 0, result.stderr)
-    const heard = samplesHeard(result.stdout)
-    t.ok(heard > 0 && heard < clip.totalSamples, `stopped early (${heard} samples)`)
-    t.match(result.stderr, 'Transcribing')
-  },
-)
 
 t.test('a microphone that cannot be opened: exit 3 naming the device', async (t) => {
   const user = setup(t, fixtureConfig())

@@ -1,18 +1,24 @@
 /**
- * Runs `node bin/dictum.js …` as a user would: a child process with its own temp config file and data
- * folder, environment cleaned of the user's dictum settings.
+ * Runs dictum's command line as a user would, with its own temp config file and data folder and an
+ * environment cleaned of the user's dictum settings: `runCli` calls the CLI's `main()` in the test process
+ * (what `bin/dictum.js` calls, with the arguments, output streams, stdin, environment and working folder
+ * given, the exit code returned); `runCliProcess` runs `node bin/dictum.js …` as a child, for tests whose
+ * subject is the process (signals, the binary).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { Readable, Writable } from 'node:stream'
 import type { Test } from 'tap'
-import { freePort, untilHealthy } from '../helpers/serve.ts'
+import { main } from '../../cli/index.ts'
+import { tempDir as tempDirOf } from '../helpers/build.ts'
+import { repoRoot } from '../helpers/fixtures.ts'
+import { cleanEnv } from '../helpers/serve.ts'
 
-export { audioFixturesDir } from '../helpers/fixtures.ts'
+export { audioFixturesDir, repoRoot } from '../helpers/fixtures.ts'
+export { cleanEnv, spawnServe } from '../helpers/serve.ts'
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const FIXTURE_ENGINE = path.join(repoRoot, 'test/fixtures/plugins/good-engine.ts')
 const BIN = path.join(repoRoot, 'bin/dictum.js')
 
@@ -28,25 +34,16 @@ export interface RunOptions {
   cwd?: string
   /** Written to stdin (stdin is closed either way). */
   input?: string
+}
+
+export interface ProcessRunOptions extends RunOptions {
   /** Called with the child once it runs (e.g. to send it SIGINT). */
   started?: (child: ChildProcess, output: { stderr: () => string }) => void
 }
 
 /** A temp folder removed on teardown. */
 export function tempDir(t: Test, prefix = 'dictum-cli-'): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-/**
- * An environment without the user's DICTUM_* settings or config folder. Commands work in process
- * (`DICTUM_SERVER=none`) unless a test asks for a service: a dictum running on this machine must not answer.
- */
-export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('DICTUM_')) env[key] = value
-  return { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DICTUM_SERVER: 'none', ...extra }
+  return tempDirOf(t, prefix)
 }
 
 export interface CliSetup {
@@ -56,15 +53,22 @@ export interface CliSetup {
   /** `--config FILE --data-dir DIR` */
   args: string[]
   env: NodeJS.ProcessEnv
+  /** The command in the test process (`runCli`). */
   run(args: string[], options?: RunOptions): Promise<CliResult>
+  /** The command as a child process (`runCliProcess`). */
+  runProcess(args: string[], options?: ProcessRunOptions): Promise<CliResult>
 }
 
-/** A user with this config (written as JSON) and an empty data folder. */
+/**
+ * A user with this config (written as JSON) and an empty data folder. One engine process at a time
+ * (`speech.concurrency: 1`) unless the config says otherwise, as in the other tests (test/helpers/build.ts).
+ */
 export function setup(t: Test, config: Record<string, unknown>): CliSetup {
   const dir = tempDir(t)
   const dataDir = path.join(dir, 'data')
   const configFile = path.join(dir, 'config.json')
-  writeFileSync(configFile, JSON.stringify(config))
+  const speech = { concurrency: 1, ...(config.speech as object | undefined) }
+  writeFileSync(configFile, JSON.stringify({ ...config, speech }))
   const env = cleanEnv(dir)
   const args = ['--config', configFile, '--data-dir', dataDir]
   return {
@@ -74,6 +78,7 @@ export function setup(t: Test, config: Record<string, unknown>): CliSetup {
     args,
     env,
     run: (more, options = {}) => runCli([...more, ...args], { env, cwd: dir, ...options }),
+    runProcess: (more, options = {}) => runCliProcess([...more, ...args], { env, cwd: dir, ...options }),
   }
 }
 
@@ -85,7 +90,40 @@ export function fixtureConfig(engineOptions: Record<string, unknown> = {}): Reco
   }
 }
 
-export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+/** Output written to a string, as a pipe would carry it (not a terminal). */
+class TextSink extends Writable {
+  text = ''
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString()
+    done()
+  }
+}
+
+/**
+ * `dictum ARGS` through the CLI's `main()` in this process: stdout and stderr are pipes (not terminals),
+ * stdin holds `input` and then ends. A command that would keep running (`serve`, `worker`) is refused:
+ * those run through `serveInProcess` or a child.
+ */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const stdout = new TextSink()
+  const stderr = new TextSink()
+  const code = await main(args, {
+    stdout,
+    stderr,
+    isTTY: false,
+    stderrIsTTY: false,
+    stdin: Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]),
+    env: options.env ?? cleanEnv(tmpdir()),
+    cwd: options.cwd ?? repoRoot,
+  })
+  if (code < 0) throw new Error(`dictum ${args.join(' ')} keeps running: run it as a service`)
+  // Writes queued before main() returned are delivered before the result is read.
+  await new Promise((resolve) => setImmediate(resolve))
+  return { code, signal: null, stdout: stdout.text, stderr: stderr.text }
+}
+
+/** `node bin/dictum.js ARGS` as a child process. */
+export function runCliProcess(args: string[], options: ProcessRunOptions = {}): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: options.env ?? cleanEnv(tmpdir()),
@@ -119,39 +157,4 @@ export async function waitForStderr(
       throw new Error(`exited before the expected output; stderr: ${stderr()}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-}
-
-/**
- * `dictum serve` in a child process with this config file, a data folder of its own and a free port, once
- * it answers `/v1/health`; its stdout and stderr are kept (`output()`), and it is killed at the test's end
- * if it still runs.
- */
-export async function spawnServe(
-  t: Test,
-  config: Record<string, unknown>,
-  options: {
-    /** A data folder kept between services (a restart); default: one of its own. */ dataDir?: string
-  } = {},
-) {
-  const dir = tempDir(t)
-  const dataDir = options.dataDir ?? path.join(dir, 'data')
-  const configFile = path.join(dir, 'config.json')
-  writeFileSync(configFile, JSON.stringify(config))
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', '--config', configFile, '--data-dir', dataDir, '--port', String(port)],
-    { env: cleanEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let output = ''
-  const keep = (text: string) => {
-    output += text
-  }
-  child.stdout.setEncoding('utf8').on('data', keep)
-  child.stderr.setEncoding('utf8').on('data', keep)
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  await untilHealthy(child, port)
-  return { child, port, dataDir, output: () => output }
 }

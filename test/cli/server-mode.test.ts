@@ -1,33 +1,19 @@
 /**
  * `dictum transcribe` / `dictum dictate` use a running dictum service when one answers (on the configured
  * address or `--server`), as `ollama run` uses `ollama serve`; `--local` works in process. A real service
- * (pocketsphinx) in its own process; the CLI in another.
+ * (pocketsphinx, what `dictum serve` runs, listening on a port) and the CLI's `main()`, each with a config
+ * and data folder of its own: what the CLI prints shows which of the two did the work.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import t, { type Test } from 'tap'
-import { freePort, untilHealthy } from '../helpers/serve.ts'
-import { audioFixturesDir, cleanEnv, repoRoot, runCli, tempDir } from './run-cli.ts'
+import t from 'tap'
+import { freePort, serveInProcess } from '../helpers/serve.ts'
+import { audioFixturesDir, cleanEnv, runCli, tempDir } from './run-cli.ts'
 
 const JFK = path.join(audioFixturesDir, 'jfk.wav')
 const GOFORWARD = path.join(audioFixturesDir, 'goforward.wav')
-const BIN = path.join(repoRoot, 'bin/dictum.js')
 
-/** `dictum serve` with this config, answering /v1/health; stopped on teardown. */
-async function serve(
-  t: Test,
-  configFile: string,
-  env: NodeJS.ProcessEnv,
-  port: number,
-): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', configFile], { env, stdio: 'ignore' })
-  t.teardown(() => {
-    child.kill('SIGKILL')
-  })
-  await untilHealthy(child, port)
-  return child
-}
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
 
 t.test('a running service does the work; its dictionary and --local prove where it ran', async (t) => {
   const dir = tempDir(t)
@@ -40,7 +26,7 @@ t.test('a running service does the work; its dictionary and --local prove where 
     JSON.stringify({ dataDir, api: { port }, speech: { engine: 'pocketsphinx' }, log: { level: 'silent' } }),
   )
   const env = cleanEnv(dir, { DICTUM_SERVER: '' })
-  await serve(t, serverConfig, env, port)
+  await serveInProcess(t, readJson(serverConfig), { dataDir, port, env: { DICTUM_SERVER: '' } })
   const rule = await fetch(`http://127.0.0.1:${port}/v1/dictionary/replacements`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -137,7 +123,11 @@ t.test('the same document through the service as in process', async (t) => {
   const env = cleanEnv(dir, { DICTUM_SERVER: '' })
   const before = await runCli(['transcribe', '--config', config, '--format', 'srt', JFK], { env })
   t.equal(before.code, 0, before.stderr)
-  await serve(t, config, env, port)
+  await serveInProcess(t, readJson(config), {
+    dataDir: path.join(dir, 'data'),
+    port,
+    env: { DICTUM_SERVER: '' },
+  })
   const viaServer = await runCli(['transcribe', '--config', config, '--format', 'srt', JFK], { env })
   t.equal(viaServer.code, 0, viaServer.stderr)
   t.equal(viaServer.stdout, before.stdout, 'identical SRT')

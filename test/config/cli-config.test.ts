@@ -1,13 +1,9 @@
 /** `dictum config` run as a user would: the effective config, secrets masked; errors listed with exit 1. */
-import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import t from 'tap'
+import { runCli } from '../cli/run-cli.ts'
 import { tempDir } from '../helpers/build.ts'
-
-const run = promisify(execFile)
-const bin = path.resolve(import.meta.dirname, '../../bin/dictum.js')
 
 t.test('prints the effective config with flags applied and secrets masked', async (t) => {
   const dir = tempDir(t)
@@ -19,9 +15,10 @@ t.test('prints the effective config with flags applied and secrets masked', asyn
       ai: { providers: { anthropic: { apiKey: 'sk-ant-secret' } } },
     }),
   )
-  const { stdout } = await run(process.execPath, [bin, 'config', '--config', file, '--port', '5111'], {
+  const { code, stdout } = await runCli(['config', '--config', file, '--port', '5111'], {
     env: { ...process.env, DICTUM_DATA_DIR: dir },
   })
+  t.equal(code, 0)
   const printed = JSON.parse(stdout)
   t.equal(printed.file, file)
   t.equal(printed.config.api.port, 5111)
@@ -35,7 +32,7 @@ t.test('an invalid config: every problem on stderr, exit 1', async (t) => {
   const dir = tempDir(t)
   const file = path.join(dir, 'config.json')
   writeFileSync(file, JSON.stringify({ api: { port: 'x' }, history: { maxEntries: 0 }, typo: 1 }))
-  const error = await run(process.execPath, [bin, 'config', '--config', file]).catch((e) => e)
+  const error = await runCli(['config', '--config', file], { env: process.env })
   t.equal(error.code, 1)
   t.match(error.stderr, /api\.port/)
   t.match(error.stderr, /history\.maxEntries/)

@@ -24,13 +24,15 @@ export function tempDir(t: Test, prefix = 'dictum-test-'): string {
 /**
  * A config like the user's, with a fresh temp dataDir unless one is given, silent logs, and the fixture
  * engine and provider plugins loaded (the fixture engine selected unless `speech.engine` says otherwise).
+ * One engine process at a time (`speech.concurrency: 1`) unless the test says otherwise: the default "auto"
+ * would start one per core in every test that uses an engine with isolation 'process'.
  */
 export function testConfig(t: Test, overrides: ConfigOverrides = {}): Readonly<DictumConfig> {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir(t)
   return resolveConfig({
     plugins: [FIXTURE_ENGINE, FIXTURE_PROVIDER],
     ...overrides,
-    speech: { engine: 'fixture-echo', ...(overrides.speech as object) },
+    speech: { engine: 'fixture-echo', concurrency: 1, ...(overrides.speech as object) },
     dataDir,
     log: { level: 'silent', ...(overrides.log as object) },
   })

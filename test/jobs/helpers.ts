@@ -60,3 +60,12 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+/** Resolves once `check` holds (polled every 50 ms); throws after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}

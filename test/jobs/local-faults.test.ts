@@ -1,15 +1,13 @@
 /**
- * The local backend under faults (issue 28 items 12 and 13): a full disk under the database while jobs wait
- * and one runs, then space freed; and a real `dictum serve` killed (kill -9) mid-job again and again.
+ * The local backend under faults (issue 28 item 12): a full disk under the database while jobs wait and one
+ * runs, then space freed. A service killed mid-job (item 13) is test/process/local-queue-crash.test.ts.
  */
-import { once } from 'node:events'
 import path from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { JobEvent } from '../../jobs/types.ts'
-import { spawnServe } from '../cli/run-cli.ts'
 import { build, injectJson, tempDir } from '../helpers/build.ts'
 import { mountSmallDisk, smallDiskSkip } from '../helpers/small-disk.ts'
-import { JFK, type Json, slowOverrides, waitFor } from './helpers.ts'
+import { JFK, type Json, slowOverrides, until, waitFor } from './helpers.ts'
 
 const fullDisk = 'a full disk: the queue recovers by itself once space is freed, and every job ends once'
 t.test(fullDisk, { skip: smallDiskSkip }, async (t) => {
@@ -49,116 +47,6 @@ t.test(fullDisk, { skip: smallDiskSkip }, async (t) => {
   }
 })
 
-/** A real service on `dataDir` with the slow engine (3 s a job), each start a new process. */
-function service(t: Test, dataDir: string) {
-  return spawnServe(t, slowOverrides(dataDir, 3000), { dataDir })
-}
-
-type Serve = Awaited<ReturnType<typeof spawnServe>>
-
-async function api(serve: Serve, method: string, route: string, body?: unknown): Promise<Json> {
-  const response = await fetch(`http://127.0.0.1:${serve.port}${route}`, {
-    method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  })
-  return response.json()
-}
-
-/** Polls the job on the service until `done(job)`. */
-async function jobWhen(serve: Serve, id: string, done: (job: Json) => boolean): Promise<Json> {
-  let job: Json
-  await until(async () => {
-    job = await api(serve, 'GET', `/v1/jobs/${id}`)
-    return done(job)
-  }, 120_000)
-  return job
-}
-
-async function crash(serve: Serve): Promise<void> {
-  const exited = once(serve.child, 'exit')
-  serve.child.kill('SIGKILL')
-  await exited
-}
-
-const isFinal = (job: Json) => ['completed', 'failed', 'cancelled'].includes(job.state)
-
-t.test(
-  'kill -9 of the service mid-job, three times: no job fails for it, none counts a run it did not end',
-  async (t) => {
-    const dataDir = tempDir(t)
-    let serve = await service(t, dataDir)
-    const ids: string[] = []
-    for (let i = 0; i < 3; i++) ids.push((await api(serve, 'POST', '/v1/jobs', { path: JFK })).id)
-    const interrupted: string[] = []
-    for (let kill = 0; kill < 3; kill++) {
-      if (kill > 0) serve = await service(t, dataDir)
-      await until(async () => (await api(serve, 'GET', '/v1/jobs?state=active')).count > 0, 120_000)
-      interrupted.push((await api(serve, 'GET', '/v1/jobs?state=active')).items[0].id)
-      await crash(serve)
-    }
-    serve = await service(t, dataDir)
-    const done: Json[] = []
-    for (const id of ids) done.push(await jobWhen(serve, id, isFinal))
-    t.same(
-      done.map((j) => j.state),
-      ['completed', 'completed', 'completed'],
-      `every job completed (interrupted: ${interrupted.join(', ')})`,
-    )
-    t.same(
-      done.map((j) => j.attempts),
-      [1, 1, 1],
-      'the crashes are not counted against the jobs',
-    )
-    t.ok(
-      done.every((j) => j.attempts <= j.maxAttempts),
-      'never more attempts than the maximum',
-    )
-    await crash(serve)
-  },
-)
-
-t.test(
-  'a job running at each of jobs.attempts crashes while the others ran fine is failed as their cause',
-  async (t) => {
-    const dataDir = tempDir(t)
-    let serve = await service(t, dataDir)
-    const suspect = (await api(serve, 'POST', '/v1/jobs', { path: JFK })).id as string
-    const others: string[] = []
-    for (let i = 0; i < 2; i++) others.push((await api(serve, 'POST', '/v1/jobs', { path: JFK })).id)
-    for (let kill = 0; kill < 3; kill++) {
-      if (kill > 0) serve = await service(t, dataDir)
-      // The service goes down only while the suspect runs.
-      await jobWhen(serve, suspect, (j) => j.state === 'active')
-      if (kill === 1) {
-        const before = await Promise.all(others.map((id) => api(serve, 'GET', `/v1/jobs/${id}`)))
-        t.same(
-          before.map((j) => j.state),
-          ['completed', 'completed'],
-          'after a crash, the other jobs ran before the interrupted one',
-        )
-      }
-      await crash(serve)
-    }
-    serve = await service(t, dataDir)
-    const failed = await jobWhen(serve, suspect, isFinal)
-    t.equal(failed.state, 'failed')
-    t.match(failed.error, { code: 'JOB_INTERRUPTED', message: /likely cause/u })
-    t.equal(failed.attempts, failed.maxAttempts, 'its interrupted runs counted, up to the maximum')
-    for (const id of others) t.equal((await api(serve, 'GET', `/v1/jobs/${id}`)).state, 'completed')
-    await crash(serve)
-  },
-)
-
 async function workers(app: Awaited<ReturnType<typeof build>>): Promise<Json> {
   return (await injectJson(app, 'GET', '/v1/jobs/workers')).body.items[0]
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }

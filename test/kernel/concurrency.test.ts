@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { asValue } from 'awilix'
 import t, { type Test } from 'tap'
+import { resolveConfig } from '../../config/load.ts'
 import { MEMORY_RESERVE_MB } from '../../kernel/concurrency.ts'
 import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
@@ -22,7 +23,8 @@ async function appOn(
   const slots: number[] = []
   const app = await build(
     t,
-    { plugins: [HEAVY_ENGINE], speech: { engine: 'fixture-heavy', ...speech } },
+    // "auto" unless the test says otherwise (the test helpers' default is 1).
+    { plugins: [HEAVY_ENGINE], speech: { engine: 'fixture-heavy', concurrency: 'auto', ...speech } },
     {
       services: {
         machine: asValue({ cores: () => machine.cores, freeMemoryMb: () => machine.freeMb }),
@@ -42,6 +44,7 @@ async function appOn(
 }
 
 t.test('"auto" is the default: one process per core when the memory fits', async (t) => {
+  t.equal(resolveConfig({ dataDir: '/nonexistent' }).speech.concurrency, 'auto')
   const { app, slots, engine } = await appOn(t, { cores: 4, freeMb: MEMORY_RESERVE_MB + 8000 })
   t.equal(app.dictum.configStore.current.speech.concurrency, 'auto')
   t.match(await engine(), { concurrency: 4, concurrencyReason: /^auto: 4 cores/ })

@@ -4,22 +4,19 @@
  * host), every file the page names served by dictum from memory (Preact and htm byte for byte from their
  * installed packages), gzip, ETags and cache headers; the API's Host/Origin guard in front, but no token for
  * these files while the API still needs it; `web.enabled: false` answers 404, applied live; `dictum serve`
- * prints the page's URL.
+ * logs the page's URL (a process's log on a pipe is JSON lines: test/process/log-output.test.ts).
  */
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { resolveConfig } from '../../config/load.ts'
-import { cleanEnv } from '../cli/run-cli.ts'
-import { build, tempDir } from '../helpers/build.ts'
-import { repoRoot } from '../helpers/fixtures.ts'
+import { build } from '../helpers/build.ts'
 import { listen, rawRequest } from '../helpers/http.ts'
-import { freePort } from '../helpers/serve.ts'
+import { logCapture } from '../helpers/log-capture.ts'
+import { serveInProcess } from '../helpers/serve.ts'
 
 /** The body's bytes as sent (rawRequest decodes text). */
 function getBytes(port: number, urlPath: string, headers: Record<string, string>): Promise<Buffer> {
@@ -180,39 +177,10 @@ t.test('web.enabled: false answers 404, applied live', async (t) => {
   t.equal((await get(port, '/v1/health')).status, 200, 'the API stays')
 })
 
-t.test('dictum serve prints the page URL', async (t) => {
-  const dir = tempDir(t)
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, 'bin/dictum.js'),
-      'serve',
-      '--port',
-      String(port),
-      '--data-dir',
-      path.join(dir, 'data'),
-    ],
-    { env: cleanEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  t.teardown(() => child.kill('SIGKILL'))
-  const lines = await new Promise<string>((resolve) => {
-    let out = ''
-    const timer = setTimeout(() => child.kill('SIGTERM'), 30_000)
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      out += text
-      if (out.includes('watching the config file')) child.kill('SIGTERM')
-    })
-    child.once('close', () => {
-      clearTimeout(timer)
-      resolve(out)
-    })
-  })
-  const line = lines
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { msg: string; url?: string })
-    .find((l) => l.msg.startsWith('dictum web app'))
+t.test('dictum serve logs the page URL', async (t) => {
+  const { logger, lines } = logCapture('info')
+  const { port } = await serveInProcess(t, {}, { logger })
+  const line = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('dictum web app'))
   t.same(line && { msg: line.msg, url: line.url }, {
     msg: `dictum web app: http://127.0.0.1:${port}/`,
     url: `http://127.0.0.1:${port}/`,

@@ -5,11 +5,14 @@
  */
 import { once } from 'node:events'
 import t, { type Test } from 'tap'
-import { FIXTURE_ENGINE, spawnServe } from '../../cli/run-cli.ts'
-import { openRealtime } from './realtime-client.ts'
+import { FIXTURE_ENGINE, spawnServe } from '../cli/run-cli.ts'
+import { openRealtime } from '../routes/realtime/realtime-client.ts'
 
-/** Generous: the shutdown grace is a few seconds. */
-const EXIT_LIMIT_MS = 15_000
+/**
+ * Tells "exits" from "hangs" (the drain used to wait for the upgraded socket for good), not a latency: the
+ * shutdown grace is a few seconds.
+ */
+const EXIT_LIMIT_MS = 60_000
 const TOKEN = 'lifecycle-token-9f8e7d6c5b4a'
 
 function serve(t: Test, config: Record<string, unknown>) {
@@ -27,7 +30,7 @@ t.test('SIGTERM with a realtime session open: close code 1001, the process exits
   t.equal(closed.reason, 'server shutting down')
   const [code] = await once(child, 'exit')
   t.equal(code, 0, 'a clean exit')
-  t.ok(performance.now() - started < EXIT_LIMIT_MS, 'within the shutdown grace')
+  t.ok(performance.now() - started < EXIT_LIMIT_MS, 'it exited, it did not hang')
 })
 
 t.test('the token never reaches the log (debug level, malformed frames and refusals included)', async (t) => {

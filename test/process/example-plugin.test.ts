@@ -8,12 +8,11 @@
  * `dictum-source` export condition (so no build is needed; an installed dictum resolves to dist/).
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { repoRoot } from '../helpers/fixtures.ts'
-import { freePort, untilHealthy } from '../helpers/serve.ts'
+import { spawnServe } from '../helpers/serve.ts'
 import { encodeWav } from '../helpers/wav.ts'
 
 const EXAMPLE = path.join(repoRoot, 'examples/engine-plugin')
@@ -44,34 +43,18 @@ t.test("the example's own test: the engine conformance suite through dictum-loca
 })
 
 t.test('dictum serve loads the example through config plugins and transcribes with it', async (t) => {
-  const dir = tempDir(t)
-  const port = await freePort()
-  const config = path.join(dir, 'config.json')
-  writeFileSync(
-    config,
-    JSON.stringify({
-      dataDir: path.join(dir, 'data'),
-      api: { port },
+  // The example imports dictum-local, which resolves to the sources only with this condition.
+  const { port } = await spawnServe(
+    t,
+    {
       plugins: [EXAMPLE],
       speech: { engine: 'example-energy' },
       vad: { enabled: false },
       log: { level: 'silent' },
-    }),
-  )
-  const env = cleanEnv(dir, { NODE_OPTIONS: SOURCE_CONDITION })
-  const server = spawn(
-    process.execPath,
-    [path.join(repoRoot, 'bin/dictum.js'), 'serve', '--config', config],
-    {
-      env,
-      stdio: 'ignore',
     },
+    { env: { NODE_OPTIONS: SOURCE_CONDITION }, stdio: 'ignore' },
   )
-  t.teardown(() => {
-    server.kill('SIGKILL')
-  })
   const base = `http://127.0.0.1:${port}`
-  await untilHealthy(server, port)
 
   const engines = (await (await fetch(`${base}/v1/engines`)).json()) as {
     items: { id: string; active: boolean; displayName: string }[]

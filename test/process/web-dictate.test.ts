@@ -25,7 +25,7 @@ import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { build, tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen } from '../helpers/http.ts'
-import { launch, noBrowser, screenshots, textOf, watchedPage } from './browser.ts'
+import { launch, noBrowser, screenshots, textOf, watchedPage } from '../web/browser.ts'
 
 const pocketsphinx = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip =

@@ -14,7 +14,7 @@ import { build, tempDir } from '../helpers/build.ts'
 import { listen } from '../helpers/http.ts'
 
 const FIREFOX = '/usr/bin/firefox-esr'
-const DRIVER = path.join(import.meta.dirname, 'firefox-driver.mjs')
+const DRIVER = path.join(import.meta.dirname, '../web/firefox-driver.mjs')
 const skip = existsSync(FIREFOX)
   ? false
   : `${FIREFOX} is not installed (scripts/setup.sh installs Debian's firefox-esr)`

@@ -16,7 +16,7 @@ import t from 'tap'
 import { build } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen } from '../helpers/http.ts'
-import { launch, noBrowser, watchedPage } from './browser.ts'
+import { launch, noBrowser, watchedPage } from '../web/browser.ts'
 
 /** The probes, run inside a page: what each attempt got. */
 const PROBES = `(async (dictum) => {

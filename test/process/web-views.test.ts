@@ -28,7 +28,7 @@ import { build, tempDir } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen } from '../helpers/http.ts'
 import { makeTarBz2, memoryLogger, sha256 } from '../models/fixtures.ts'
-import { axeViolations, launch, noBrowser, screenshots, textOf, watchedPage } from './browser.ts'
+import { axeViolations, launch, noBrowser, screenshots, textOf, watchedPage } from '../web/browser.ts'
 
 const pocketsphinx = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip =
