@@ -18,6 +18,7 @@ import path from 'node:path'
 import WebSocket from 'ws'
 import { freePort, untilHealthy } from '../test/helpers/serve.ts'
 import { clipPcmAt24k } from '../test/live/helpers.ts'
+import { startHealthProbe } from './lib/health-probe.ts'
 import { round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -79,38 +80,6 @@ function sampleMemory(pid: number) {
   }
 }
 
-/** GET /v1/health back to back on one keep-alive connection until stopped: p99 and max in ms. */
-function probeHealth(port: number) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-  const times: number[] = []
-  let stopped = false
-  const loop = (async () => {
-    while (!stopped) {
-      const start = performance.now()
-      await new Promise<void>((resolve) => {
-        const request = http.get({ host: '127.0.0.1', port, path: '/v1/health', agent, timeout: 120_000 })
-        request.on('response', (response) => {
-          response.resume()
-          response.on('end', () => resolve())
-        })
-        request.on('timeout', () => request.destroy())
-        request.on('error', () => resolve())
-      })
-      times.push(performance.now() - start)
-    }
-  })()
-  return {
-    async stop() {
-      stopped = true
-      await loop
-      agent.destroy()
-      times.sort((a, b) => a - b)
-      const p99 = times[Math.min(times.length - 1, Math.floor(0.99 * times.length))] ?? Number.NaN
-      return { p99, max: times[times.length - 1] ?? Number.NaN, requests: times.length }
-    },
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function openRealtime(port: number): Promise<WebSocket> {
@@ -147,6 +116,10 @@ async function liveSessionsFast(service: Service): Promise<string> {
   const session = async () => {
     const socket = await openRealtime(service.port)
     let completed = 0
+    let closedBy = 'the client'
+    socket.once('close', (code, reason) => {
+      closedBy = `the server (${code} ${String(reason)})`
+    })
     socket.on('message', (data) => {
       if (String(data).includes('"conversation.item.input_audio_transcription.completed"')) completed++
     })
@@ -160,11 +133,12 @@ async function liveSessionsFast(service: Service): Promise<string> {
     const deadline = performance.now() + ATTACK_SECONDS * 1000
     while (completed < 6 && socket.readyState === WebSocket.OPEN && performance.now() < deadline)
       await sleep(100)
+    const result = `${completed} of 6 completed, closed by ${closedBy}`
     socket.terminate()
-    return completed
+    return result
   }
   const done = await Promise.all([session(), session()])
-  return `items completed ${done.join(' + ')} of 6 + 6 committed`
+  return `items ${done.join('; ')}`
 }
 
 async function bigAppends(service: Service): Promise<string> {
@@ -186,9 +160,15 @@ async function bigAppends(service: Service): Promise<string> {
     smallSent++
     if (i % 100 === 99) await belowBuffered(socket, MB)
   }
-  const open = socket.readyState === WebSocket.OPEN
+  // The server's verdict on what it was sent: closed (and why), or still open 2 s on.
+  const closed = await Promise.race([
+    new Promise<string>((resolve) =>
+      socket.once('close', (code, reason) => resolve(`${code} ${String(reason)}`)),
+    ),
+    sleep(2000).then(() => null),
+  ])
   socket.terminate()
-  return `${sent} × 1 MB and ${smallSent} × 10 ms appends sent; ${open ? 'still open' : 'closed by the server'}`
+  return `${sent} × 1 MB and ${smallSent} × 10 ms appends sent; ${closed ? `closed by the server (${closed})` : 'still open'}`
 }
 
 async function catastrophicGlob(service: Service, dir: string): Promise<string> {
@@ -307,14 +287,14 @@ export async function benchLiveAbuse(): Promise<Record<string, number | string>>
     try {
       const before = rssMb(pid)
       const memory = sampleMemory(pid)
-      const health = probeHealth(service.port)
+      const health = startHealthProbe(`http://127.0.0.1:${service.port}/v1/health`)
       const outcome = await attack(service, dir)
       const latency = await health.stop()
       const peak = memory.stop()
       await sleep(3000)
       const hostsAfter = childrenOf(pid).reduce((sum, host) => sum + rssMb(host), 0)
       figures[`item ${name}: health p99 ms (target < 50) / max`] =
-        `${round(latency.p99, 1)} / ${round(latency.max, 0)} (${latency.requests} requests)`
+        `${round(latency.p99Ms, 1)} / ${round(latency.maxMs, 0)} (${latency.requests} requests${latency.failures ? `, ${latency.failures} failed` : ''})`
       figures[`item ${name}: service RSS MB before / peak / 3 s after`] =
         `${round(before, 0)} / ${round(peak.service, 0)} / ${round(rssMb(pid), 0)}`
       figures[`item ${name}: engine hosts RSS MB peak (all hosts) / 3 s after`] =

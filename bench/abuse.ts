@@ -27,7 +27,8 @@ import {
 } from '../test/helpers/hostile-inputs.ts'
 import { freePort, untilHealthy } from '../test/helpers/serve.ts'
 import { benchLiveAbuse } from './abuse-live.ts'
-import { median, probeLatency, round } from './lib/load.ts'
+import { probeLatency } from './lib/health-probe.ts'
+import { median, round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const ROUNDS = 3

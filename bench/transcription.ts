@@ -17,7 +17,8 @@ import { createEngineRunner } from '../kernel/engine-runner/index.ts'
 import { buildApp } from '../server/app.ts'
 import { referenceClips } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
-import { load, median, probeLatency, round } from './lib/load.ts'
+import { probeLatency } from './lib/health-probe.ts'
+import { load, median, round } from './lib/load.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 
