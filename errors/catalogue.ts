@@ -36,16 +36,7 @@ const catalogue = {
   REQUEST_TIMEOUT: { status: 408, message: 'Request timeout: the request was not received in time.' },
   TOO_MANY_UPLOADS: { status: 503, message: (d) => `Too many uploads at once: ${d}` },
 
-  // Live dictation (live/, docs/live.md)
-  TOO_MANY_SESSIONS: {
-    status: 503,
-    retryAfterSeconds: 5,
-    message: (d) => `Too many live sessions at once: ${d}`,
-  },
-  SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
-  SESSION_BACKLOG: { status: 429, message: (d) => `Live session behind: ${d}` },
-  SESSION_CLOSED: { status: 503, message: (d) => `Live session closed: ${d}` },
-  AUDIO_TOO_FAST: { status: 429, message: (d) => `Live audio arrives faster than it can be processed: ${d}` },
+  // Wyoming (wyoming/, docs/wyoming.md): it is no feature of the app, so its code is the core's
   TOO_MANY_CONNECTIONS: {
     status: 503,
     retryAfterSeconds: 5,
@@ -80,19 +71,10 @@ const catalogue = {
     status: 501,
     message: (d) => `Speech engine does not stream: ${d}`,
   },
-  // OpenAI's transcription fields an engine cannot honour (routes/openai, docs/openai-api.md)
-  LOGPROBS_UNSUPPORTED: { status: 400, message: (d) => `The speech engine gives no log probabilities: ${d}` },
-  TRANSLATION_UNSUPPORTED: { status: 400, message: (d) => `The speech engine cannot translate: ${d}` },
-  DIARIZATION_UNSUPPORTED: {
-    status: 400,
-    message: (d) =>
-      `Speaker diarization is not supported: ${d}, and dictum does not tell speakers apart yet.`,
-  },
+
+  // Remote engines
   REMOTE_ENGINE_FAILED: { status: 502, message: (d) => `Remote transcription server failed: ${d}` },
   REMOTE_ENGINE_TIMEOUT: { status: 504, message: (d) => `Remote transcription server timed out: ${d}` },
-
-  // Live sessions (the realtime WebSocket)
-  REALTIME_EVENT_INVALID: { status: 400, message: (d) => `Invalid realtime event: ${d}` },
 
   // Models
   MODEL_NOT_FOUND: { status: 404, message: (d) => `Model not found: ${d}` },
@@ -112,15 +94,6 @@ const catalogue = {
   // Settings (the config keys a page may change)
   CONFIG_FILE_CONFLICT: { status: 409, message: (d) => `The config file cannot be changed: ${d}` },
   CONFIG_WRITE_FAILED: { status: 500, message: (d) => `Could not write the config file: ${d}` },
-  // Transcription jobs (jobs/)
-  JOB_NOT_FOUND: { status: 404, message: (d) => `Job not found: ${d}.` },
-  JOB_NO_FILES: { status: 400, message: (d) => `No audio files found: ${d}.` },
-  JOB_TOO_MANY_FILES: { status: 400, message: (d) => `Too many files in one submission: ${d}` },
-  AUDIO_URL_REFUSED: { status: 400, message: (d) => `Audio URL refused: ${d}` },
-  AUDIO_URL_FAILED: { status: 502, message: (d) => `Could not fetch the audio URL: ${d}` },
-  JOB_INTERRUPTED: { status: 500, message: (d) => `Job interrupted: ${d}` },
-  JOB_CANCELLED: { status: 409, message: 'Job cancelled.' },
-  JOBS_UNAVAILABLE: { status: 503, message: (d) => `Job queue unavailable: ${d}` },
 
   // Config and plugins
   CONFIG_INVALID: { status: 500, message: (d) => `Invalid configuration:\n${d}` },

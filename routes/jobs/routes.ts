@@ -4,6 +4,7 @@
  * GET /v1/jobs/:id/events (server-sent events until the job ends) and GET /v1/jobs/:id/result/:format (a
  * result file). docs/jobs.md.
  */
+
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
@@ -13,6 +14,7 @@ import { errors } from '../../errors/catalogue.ts'
 import { parseHistoryLimit } from '../../history/service.ts'
 import { textResponse } from '../../http/route-doc.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import { jobsErrors } from '../../jobs/errors.ts'
 import { resultsDirOf } from '../../jobs/paths.ts'
 import { isFinal, JOB_STATES, type JobEvent, type JobRecord, type JobState } from '../../jobs/types.ts'
 import { maskUrlSecrets } from '../../lib/secrets.ts'
@@ -59,7 +61,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
 
   const found = async (id: string): Promise<JobRecord> => {
     const job = await backend().get(id)
-    if (!job) throw errors.JOB_NOT_FOUND(id.slice(0, 100))
+    if (!job) throw jobsErrors.JOB_NOT_FOUND(id.slice(0, 100))
     return job
   }
 
@@ -154,7 +156,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
     },
     async (request) => {
       const job = await backend().cancel(request.params.id)
-      if (!job) throw errors.JOB_NOT_FOUND(request.params.id.slice(0, 100))
+      if (!job) throw jobsErrors.JOB_NOT_FOUND(request.params.id.slice(0, 100))
       return shown(job)
     },
   )
@@ -189,7 +191,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
         (s) => s.size,
         () => null,
       )
-      if (size === null) throw errors.JOB_NOT_FOUND(`${job.id}: its ${format} result file is gone`)
+      if (size === null) throw jobsErrors.JOB_NOT_FOUND(`${job.id}: its ${format} result file is gone`)
       return reply.type(CONTENT_TYPES[format]).header('content-length', size).send(createReadStream(full))
     },
   )

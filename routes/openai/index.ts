@@ -5,6 +5,7 @@
  * models). Errors use OpenAI's shape. Multipart parsing is
  * registered here only.
  */
+
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -19,6 +20,7 @@ import { requestWords } from '../../transcription/custom-words.ts'
 import { TextDeltas } from '../../transcription/deltas.ts'
 import type { Transcript } from '../../transcription/service.ts'
 import { checkEngine, NOT_APPLIED_HEADER } from './engine-checks.ts'
+import { openaiErrors } from './error-codes.ts'
 import { openAiErrorHandler } from './errors.ts'
 import { formLimit, readTranscriptionForm } from './form.ts'
 import { listModelEntries } from './models.ts'
@@ -175,6 +177,7 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
 /** OpenAI's transcription API and model list, on the transcription service. */
 export const openaiFeature: Feature = {
   name: 'openai',
+  errors: openaiErrors.table,
   dependencies: ['transcribe', 'history', 'models', 'dictionary'],
   routes: { prefix: '/v1', plugin: openaiRoutes },
 }
