@@ -89,11 +89,18 @@ async function session(port: number, clips: Uint8Array[], until: number, items: 
   })
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
   let sentAt = 0
+  /** This session's committed items still waiting for their last event. */
+  const mine = new Set<string>()
   socket.on('message', (data) => {
     const event = JSON.parse(data.toString()) as { type: string; item_id?: string; error?: unknown }
     const id = event.item_id ?? ''
-    if (event.type === 'input_audio_buffer.committed') items.committed.set(id, sentAt)
-    else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+    if (event.type === 'input_audio_buffer.committed') {
+      items.committed.set(id, sentAt)
+      mine.add(id)
+    } else if (/^conversation\.item\.input_audio_transcription\.(completed|failed)$/.test(event.type))
+      mine.delete(id)
+    if (event.type === 'input_audio_buffer.committed') return
+    if (event.type === 'conversation.item.input_audio_transcription.completed') {
       items.completed++
       items.latenciesMs.push(performance.now() - (items.committed.get(id) ?? sentAt))
     } else if (event.type === 'conversation.item.input_audio_transcription.failed') {
@@ -140,8 +147,9 @@ async function session(port: number, clips: Uint8Array[], until: number, items: 
       }
     }
   }
-  // The last items' events, then the client leaves.
-  await sleep(10_000)
+  // The client stays until every item it committed has had its last event (or 120 s), then leaves.
+  const settledBy = performance.now() + 120_000
+  while (socket.readyState === socket.OPEN && performance.now() < settledBy && mine.size > 0) await sleep(200)
   socket.close(1000)
   await closed
 }
@@ -170,7 +178,9 @@ export async function benchLiveSoak(): Promise<Record<string, number | string>> 
   const seconds = Number(process.env.DICTUM_BENCH_SOAK_SECONDS ?? 600)
   const clips = await loadClips()
   const figures: Record<string, number | string> = { 'seconds per run': seconds }
-  for (const sessions of [2, 4]) {
+  // DICTUM_BENCH_SOAK_SESSIONS: the runs' session counts (default "2,4").
+  const runs = (process.env.DICTUM_BENCH_SOAK_SESSIONS ?? '2,4').split(',').map(Number)
+  for (const sessions of runs) {
     const config = { speech: { engine: 'pocketsphinx' }, realtime: { maxSessions: 32 }, plugins: [] }
     const server = await startChildServer('dictum', { DICTUM_BENCH_CONFIG: JSON.stringify(config) })
     const pid = server.process.pid as number

@@ -10,15 +10,18 @@ import { setImmediate as nextTurn } from 'node:timers'
 /** Audio processed per turn of the event loop, at most (a few milliseconds of work). */
 export const SLICE_SECONDS = 0.2
 
-type Step = { audio: Uint8Array } | { run: () => void }
+/** Work may finish later (the turn detector answers from its thread): the next step waits for it. */
+type Work = void | Promise<void>
+type Step = { audio: Uint8Array } | { run: () => Work }
 
 export class InputQueue {
   readonly #sliceBytes: number
-  readonly #process: (pcm16: Uint8Array) => void
+  readonly #process: (pcm16: Uint8Array) => Work
   readonly #onError: (error: unknown) => void
   readonly #steps: Step[] = []
   /** Bytes of audio waiting. */
   #pending = 0
+  /** A slice is scheduled or running (it may be waiting for work to finish). */
   #scheduled = false
   #stopped = false
   #idle: Array<() => void> = []
@@ -27,7 +30,7 @@ export class InputQueue {
    * `process` takes whole 16-bit samples at `inputRate`, in order; `onError` gets what a slice threw
    * (the queue is stopped then: it runs outside any caller that could catch it).
    */
-  constructor(inputRate: number, process: (pcm16: Uint8Array) => void, onError: (error: unknown) => void) {
+  constructor(inputRate: number, process: (pcm16: Uint8Array) => Work, onError: (error: unknown) => void) {
     this.#sliceBytes = Math.max(2, Math.round(inputRate * SLICE_SECONDS) * 2)
     this.#process = process
     this.#onError = onError
@@ -46,16 +49,37 @@ export class InputQueue {
     this.#schedule()
   }
 
-  /** Runs `run` once the audio queued before it is processed: now when none waits. */
-  afterAudio(run: () => void): void {
+  /** True once stopped: work that was waiting should not go on. */
+  get stopped(): boolean {
+    return this.#stopped
+  }
+
+  /**
+   * Runs `run` once the audio queued before it is processed: now when nothing waits or runs. What comes
+   * after waits for what it returns.
+   */
+  afterAudio(run: () => Work): void {
     if (this.#stopped) return
-    if (this.#steps.length === 0) run()
-    else this.#steps.push({ run })
+    if (this.#steps.length > 0 || this.#scheduled) {
+      this.#steps.push({ run })
+      return
+    }
+    let work: Work
+    try {
+      work = run()
+    } catch (error) {
+      this.#failed(error)
+      return
+    }
+    if (work) {
+      this.#scheduled = true
+      this.#track(work)
+    }
   }
 
   /** Resolves once everything queued has run (at once when nothing waits, or once stopped). */
   drained(): Promise<void> {
-    if (this.#steps.length === 0 || this.#stopped) return Promise.resolve()
+    if ((this.#steps.length === 0 && !this.#scheduled) || this.#stopped) return Promise.resolve()
     return new Promise((resolve) => this.#idle.push(resolve))
   }
 
@@ -70,25 +94,38 @@ export class InputQueue {
   #schedule(): void {
     if (this.#scheduled || this.#stopped) return
     this.#scheduled = true
-    nextTurn(() => {
-      this.#scheduled = false
-      try {
-        this.#slice()
-      } catch (error) {
-        this.stop()
-        this.#onError(error)
-      }
-    })
+    nextTurn(() => this.#track(this.#slice()))
+  }
+
+  /** Work under way (a slice, or a call that finishes later): what waits goes on once it is done. */
+  #track(work: Promise<void>): void {
+    work.then(
+      () => {
+        this.#scheduled = false
+        if (this.#steps.length > 0) this.#schedule()
+        else this.#wake()
+      },
+      (error: unknown) => {
+        this.#scheduled = false
+        this.#failed(error)
+      },
+    )
+  }
+
+  /** Work threw: the queue stops (it runs outside any caller that could catch it). */
+  #failed(error: unknown): void {
+    this.stop()
+    this.#onError(error)
   }
 
   /** One turn's work: up to a slice of audio, and the calls queued behind it. */
-  #slice(): void {
+  async #slice(): Promise<void> {
     let budget = this.#sliceBytes
     while (!this.#stopped && this.#steps.length > 0) {
       const step = this.#steps[0] as Step
       if ('run' in step) {
         this.#steps.shift()
-        step.run()
+        await step.run()
         continue
       }
       if (budget <= 0) break
@@ -98,10 +135,8 @@ export class InputQueue {
       else step.audio = step.audio.subarray(take)
       this.#pending -= take
       budget -= take
-      this.#process(part)
+      await this.#process(part)
     }
-    if (this.#steps.length > 0) this.#schedule()
-    else this.#wake()
   }
 
   #wake(): void {

@@ -23,8 +23,8 @@ import { liveErrors } from './errors.ts'
 import { InputQueue } from './input-queue.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
 import { RecentAudio } from './recent-audio.ts'
-import { type TurnDetector, type TurnDetectorOptions, thresholdProblem, WINDOW } from './turn-detector.ts'
-import type { TurnDetectorPool } from './turn-detector-pool.ts'
+import { type TurnDetectorOptions, type TurnEvent, thresholdProblem, WINDOW } from './turn-detector.ts'
+import type { SessionTurnDetector, TurnDetectorPool } from './turn-detector-pool.ts'
 import type { LiveEvent, LiveEventListener, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
 
 export interface SessionDeps {
@@ -69,7 +69,7 @@ export class LiveSessionImpl implements LiveSession {
   #resampled = 0
   /** Session samples (16 kHz) so far, with the last few hundred ms kept. */
   #recent: RecentAudio
-  #detector: TurnDetector | null = null
+  #detector: SessionTurnDetector | null = null
   /** The settings #detector was made with, to give it back. */
   #detectorOptions: TurnDetectorOptions | null = null
   /** Server VAD: samples short of a whole window. */
@@ -151,8 +151,14 @@ export class LiveSessionImpl implements LiveSession {
     this.#input.afterAudio(() => this.#commitNow())
   }
 
-  #commitNow(): void {
-    this.#flushInput()
+  /** Synchronous unless the turn detector has windows to answer first. */
+  #commitNow(): void | Promise<void> {
+    const flushed = this.#flushInput()
+    if (flushed) return flushed.then(() => this.#commitFlushed())
+    this.#commitFlushed()
+  }
+
+  #commitFlushed(): void {
     const open = this.#open
     if (!open || open.item.length === 0) {
       this.#misuse('the input audio buffer is empty: append audio before committing.', {
@@ -213,20 +219,17 @@ export class LiveSessionImpl implements LiveSession {
   // ---- audio in
 
   /** A slice of appended PCM16, converted to 16 kHz float. */
-  #process(pcm16: Uint8Array): void {
+  #process(pcm16: Uint8Array): void | Promise<void> {
     if (this.#silent) return
     const samples = pcmToMono(pcm16, { sampleFormat: 's16', channels: 1, blockAlign: 2 })
     this.#resampled += samples.length
-    this.#feed(this.#resampler.push(samples))
+    return this.#feed(this.#resampler.push(samples))
   }
 
   /** 16 kHz samples, in order. */
-  #feed(samples: Float32Array): void {
+  #feed(samples: Float32Array): void | Promise<void> {
     if (samples.length === 0) return
-    if (this.#detector) {
-      this.#feedWindows(samples)
-      return
-    }
+    if (this.#detector) return this.#feedWindows(samples)
     // client commits: everything goes to the open item, cut at the longest item
     let at = 0
     while (at < samples.length) {
@@ -240,29 +243,57 @@ export class LiveSessionImpl implements LiveSession {
     }
   }
 
-  #feedWindows(samples: Float32Array): void {
+  /**
+   * Server VAD: whole windows go to the detector in batches (its thread answers each window's turn), then
+   * to the items. A batch never crosses the point where an item reaches its longest (the detector is cut
+   * there, before the next window), so each window's turn is the one it would get fed one by one.
+   */
+  async #feedWindows(samples: Float32Array): Promise<void> {
     let input = samples
     if (this.#partialWindow.length > 0) {
       input = new Float32Array(this.#partialWindow.length + samples.length)
       input.set(this.#partialWindow, 0)
       input.set(samples, this.#partialWindow.length)
     }
+    const count = Math.floor(input.length / WINDOW)
+    this.#partialWindow = input.slice(count * WINDOW)
     let at = 0
-    for (; at + WINDOW <= input.length; at += WINDOW) this.#feedWindow(input.subarray(at, at + WINDOW))
-    this.#partialWindow = input.slice(at)
+    while (at < count) {
+      const detector = this.#detector
+      if (!detector || this.#input.stopped) return
+      this.#cutAtLongest()
+      const n = this.#windowsBeforeLongest(count - at)
+      const batch = input.subarray(at * WINDOW, (at + n) * WINDOW)
+      const turns = await detector.accept(batch)
+      if (this.#input.stopped || this.#detector !== detector) return
+      for (let i = 0; i < n; i++)
+        this.#applyWindow(batch.subarray(i * WINDOW, (i + 1) * WINDOW), turns[i] ?? null)
+      at += n
+    }
   }
 
-  #feedWindow(window: Float32Array): void {
-    const detector = this.#detector as TurnDetector
-    if (this.#open && this.#open.item.length + window.length > this.#maxItemSamples()) {
-      // speech going on past the longest item: it is committed here and goes on in a new item
-      detector.cut()
-      this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(this.#recent.end) })
-      this.#endItem(this.#recent.end)
-    }
+  /** Speech going on past the longest item: it is committed here and goes on in a new item. */
+  #cutAtLongest(): void {
+    if (!this.#open || this.#open.item.length + WINDOW <= this.#maxItemSamples()) return
+    this.#detector?.cut()
+    this.#emit({ type: 'speech_stopped', itemId: this.#open.item.id, audioEndMs: toMs(this.#recent.end) })
+    this.#endItem(this.#recent.end)
+  }
+
+  /**
+   * How many of the next `left` windows can be fed before an item could reach its longest: the open one,
+   * or one opened inside the batch (it starts with at most the recent audio it reaches back for).
+   */
+  #windowsBeforeLongest(left: number): number {
+    const longest = this.#maxItemSamples()
+    let room = Math.floor((longest - this.#recentCapacity()) / WINDOW)
+    if (this.#open) room = Math.min(room, Math.floor((longest - this.#open.item.length) / WINDOW))
+    return Math.max(1, Math.min(left, room))
+  }
+
+  #applyWindow(window: Float32Array, turn: TurnEvent | null): void {
     this.#recent.push(window)
     this.#open?.item.write(window)
-    const turn = detector.accept(window)
     if (turn?.type === 'start' && !this.#open) {
       const padding = Math.round(((this.#settings.turnDetection?.prefixPaddingMs ?? 0) * SAMPLE_RATE) / 1000)
       const start = Math.max(turn.at - padding, this.#lastItemEnd, this.#recent.end - this.#recentCapacity())
@@ -277,17 +308,23 @@ export class LiveSessionImpl implements LiveSession {
   }
 
   /** Everything appended reaches the item: the resampler's tail and a window's remainder (a commit). */
-  #flushInput(): void {
+  #flushInput(): void | Promise<void> {
     const tail = this.#resampler.finish(this.#resampled)
     this.#resampler = createResampler(this.#inputRate, SAMPLE_RATE)
     this.#resampled = 0
-    this.#feed(tail)
+    const fed = this.#feed(tail)
+    if (fed) return fed.then(() => this.#flushRest())
+    this.#flushRest()
+  }
+
+  #flushRest(): void {
     const rest = this.#partialWindow
     this.#partialWindow = new Float32Array(0)
     if (rest.length === 0) return
     this.#recent.push(rest)
     this.#open?.item.write(rest)
-    this.#detector?.accept(rest)
+    // the detector hears it too (its turn, if any, is not needed: the item ends here)
+    this.#detector?.accept(rest).catch(() => {})
   }
 
   // ---- items
@@ -577,7 +614,7 @@ export class LiveSessionImpl implements LiveSession {
       open?.item.cancel()
       for (const item of this.#inFlight) item.cancel()
     } else {
-      this.#flushInput()
+      await this.#flushInput()
       if (this.#open && this.#open.item.length > 0) {
         if (this.#detector) {
           this.#emit({

@@ -2,7 +2,8 @@
  * Server-side turn detection for one live session (OpenAI `server_vad`): a Silero detector of its own
  * (sherpa-onnx, created with the session's threshold and silence duration) told window by window whether
  * speech goes on. Speech starts when the detector is sure (after `minSpeechSeconds` of it, dated back to
- * its onset as sherpa-onnx does) and stops after `silenceDurationMs` of silence.
+ * its onset as sherpa-onnx does) and stops after `silenceDurationMs` of silence. Detectors run in the
+ * turn-detection thread (turn-thread.ts), never on the API's event loop.
  */
 import { createNativeVad, type NativeVad } from '../vad/native.ts'
 
@@ -21,6 +22,12 @@ export function thresholdProblem(threshold: number): string | null {
   const { above, below } = THRESHOLD_RANGE
   if (typeof threshold === 'number' && threshold > above && threshold < below) return null
   return `must be a number above ${above} and below ${below} (the range the Silero VAD takes)`
+}
+
+/** Samples the detector looks back when speech starts (sherpa-onnx dates a segment's start back by two
+ * windows and the minimum speech length): what the session must keep before it. */
+export function leadInOf(options: Pick<TurnDetectorOptions, 'minSpeechSeconds'>): number {
+  return 2 * WINDOW + Math.round(options.minSpeechSeconds * SAMPLE_RATE)
 }
 
 export type TurnEvent = { type: 'start'; at: number } | { type: 'stop'; at: number }
@@ -50,9 +57,7 @@ export class TurnDetector {
   constructor(options: TurnDetectorOptions) {
     const problem = thresholdProblem(options.threshold)
     if (problem) throw new RangeError(`turn detection threshold ${problem}`)
-    const minSpeech = Math.round(options.minSpeechSeconds * SAMPLE_RATE)
-    // sherpa-onnx dates a segment's start back by two windows and the minimum speech length
-    this.#leadIn = 2 * WINDOW + minSpeech
+    this.#leadIn = leadInOf(options)
     this.#origin = options.origin
     this.#vad = createNativeVad(
       {

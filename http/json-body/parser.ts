@@ -4,9 +4,10 @@
  * arrive decoded (`DecodedBase64`). Bodies over 256 KB are read in the body worker: decoding, scanning and
  * parsing 25 MB took the event loop for hundreds of milliseconds, during which no other request was answered.
  */
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ErrorFactory } from '../../errors/catalogue.ts'
+import { startModuleWorker } from '../../lib/module-worker.ts'
 import { bodyOf, type ParsedBody, type ParseRequest, parseBody } from './parse.ts'
 
 export { DecodedBase64, depthOver, parseBody } from './parse.ts'
@@ -52,16 +53,7 @@ function settled(): void {
 /** One worker per process, started on the first large body; it never keeps the process alive itself. */
 function bodyWorker(): Worker {
   if (worker) return worker
-  const file = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url)
-  // From the sources (a checkout), the worker registers the TypeScript loader first: loader hooks of the
-  // process (tsx) do not reach worker threads on Node 20, nor does `--import` in a worker's execArgv.
-  const started = file.pathname.endsWith('.ts')
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
-           .then(({ register }) => { register(); return import(${JSON.stringify(file.href)}) })`,
-        { eval: true },
-      )
-    : new Worker(file)
+  const started = startModuleWorker(import.meta.url, 'worker')
   started.on(
     'message',
     (message: { id: number; parsed: ParsedBody; decoded: Record<string, Uint8Array | null> }) => {
