@@ -230,13 +230,13 @@ async function answersAsDictum(baseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): P
 function serverError(json: unknown, status: number): Error {
   const body = (json ?? {}) as { error?: unknown; code?: unknown; fix?: unknown }
   const message = typeof body.error === 'string' ? body.error : `the dictum service answered ${status}.`
-  if (typeof body.code === 'string' && isErrorCode(body.code)) {
+  // A code of a feature whose module this process never loaded is still dictum's: kept, with its status.
+  if (typeof body.code === 'string' && (isErrorCode(body.code) || /^[A-Z][A-Z0-9_]+$/.test(body.code))) {
     const { error: _error, code: _code, ...extra } = body as Record<string, unknown>
-    return new DictumError(
-      body.code as ErrorCode,
-      message,
-      Object.keys(extra).length > 0 ? { extra } : undefined,
-    )
+    return new DictumError(body.code as ErrorCode, message, {
+      status,
+      ...(Object.keys(extra).length > 0 ? { extra } : {}),
+    })
   }
   return new CliError(message, status === 503 ? EXIT.unavailable : EXIT.failure)
 }

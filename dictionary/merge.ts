@@ -2,9 +2,10 @@
  * Pure dictionary semantics (docs/api-decisions.md "Dictionary"): normalisation of incoming entries, and the append /
  * replace merge. Validation is atomic: the first bad entry throws, naming its index, before anything is stored.
  */
+
 import { randomUUID } from 'node:crypto'
-import { errors } from '../errors/catalogue.ts'
 import { checkPayload, checkStoredText } from '../lib/validate.ts'
+import { dictionaryErrors } from './errors.ts'
 import {
   type CustomWord,
   type CustomWordEntry,
@@ -49,7 +50,7 @@ function asObject(body: unknown, fail: (d: string) => Error): Record<string, unk
 
 /** Parses and normalises a replacements write payload (spec 4.2). */
 export function parseRulesWrite(body: unknown): RulesWrite {
-  const fail = (d: string) => errors.INVALID_REPLACEMENTS(d)
+  const fail = (d: string) => dictionaryErrors.INVALID_REPLACEMENTS(d)
   const object = asObject(body, fail)
   const mode = checkMode(object, fail)
   const payload = checkPayload(ReplacementsWriteSchema, object, fail)
@@ -70,7 +71,7 @@ export function parseRulesWrite(body: unknown): RulesWrite {
   } else {
     throw fail('expected "entries", or "triggers" and "replacement".')
   }
-  if (raw.length > LIMITS.maxRules) throw errors.TOO_MANY_REPLACEMENTS(String(raw.length))
+  if (raw.length > LIMITS.maxRules) throw dictionaryErrors.TOO_MANY_REPLACEMENTS(String(raw.length))
   return { mode, entries: raw.map((entry, i) => normaliseRule(entry, label(i), fail)) }
 }
 
@@ -95,7 +96,7 @@ function normaliseRule(entry: ReplacementEntry, where: string, fail: (d: string)
 
 /** Parses and normalises a custom-words write payload (spec 4.4). */
 export function parseWordsWrite(body: unknown): WordsWrite {
-  const fail = (d: string) => errors.INVALID_CUSTOM_WORDS(d)
+  const fail = (d: string) => dictionaryErrors.INVALID_CUSTOM_WORDS(d)
   const object = asObject(body, fail)
   const mode = checkMode(object, fail)
   const payload = checkPayload(CustomWordsWriteSchema, object, fail)
@@ -117,7 +118,7 @@ export function parseWordsWrite(body: unknown): WordsWrite {
   } else {
     throw fail('expected "entries", or "text".')
   }
-  if (raw.length > LIMITS.maxWords) throw errors.TOO_MANY_CUSTOM_WORDS(String(raw.length))
+  if (raw.length > LIMITS.maxWords) throw dictionaryErrors.TOO_MANY_CUSTOM_WORDS(String(raw.length))
   return { mode, entries: raw.map((entry, i) => normaliseWord(entry, label(i), fail)) }
 }
 
@@ -159,7 +160,7 @@ export function mergeRules(current: readonly ReplacementRule[], write: RulesWrit
     if (at === -1) next.push(rule)
     else next[at] = { ...rule, id: entry.id ?? next[at]!.id }
   }
-  if (next.length > LIMITS.maxRules) throw errors.TOO_MANY_REPLACEMENTS(String(next.length))
+  if (next.length > LIMITS.maxRules) throw dictionaryErrors.TOO_MANY_REPLACEMENTS(String(next.length))
   assertUniqueIds(next)
   return next
 }
@@ -168,7 +169,7 @@ function assertUniqueIds(rules: readonly ReplacementRule[]): void {
   const seen = new Set<string>()
   for (const rule of rules) {
     if (seen.has(rule.id)) {
-      throw errors.INVALID_REPLACEMENTS(`the id ${rule.id} would name two rules.`)
+      throw dictionaryErrors.INVALID_REPLACEMENTS(`the id ${rule.id} would name two rules.`)
     }
     seen.add(rule.id)
   }
@@ -191,20 +192,20 @@ export function mergeWords(current: readonly CustomWord[], write: WordsWrite): C
     else next[at] = word
     if (byId !== -1 && byText !== -1 && byText !== byId) next.splice(byText, 1)
   }
-  if (next.length > LIMITS.maxWords) throw errors.TOO_MANY_CUSTOM_WORDS(String(next.length))
+  if (next.length > LIMITS.maxWords) throw dictionaryErrors.TOO_MANY_CUSTOM_WORDS(String(next.length))
   return next
 }
 
 /** The rule with this id (ids compare case-insensitively), or REPLACEMENT_NOT_FOUND. */
 function indexOfRule(rules: readonly ReplacementRule[], id: string): number {
   const at = rules.findIndex((rule) => rule.id === id.toLowerCase())
-  if (at === -1) throw errors.REPLACEMENT_NOT_FOUND(quoteId(id))
+  if (at === -1) throw dictionaryErrors.REPLACEMENT_NOT_FOUND(quoteId(id))
   return at
 }
 
 function indexOfWord(words: readonly CustomWord[], id: string): number {
   const at = words.findIndex((word) => word.id === id.toLowerCase())
-  if (at === -1) throw errors.CUSTOM_WORD_NOT_FOUND(quoteId(id))
+  if (at === -1) throw dictionaryErrors.CUSTOM_WORD_NOT_FOUND(quoteId(id))
   return at
 }
 
@@ -215,7 +216,7 @@ function quoteId(id: string): string {
 
 /** The fields a PATCH of a rule changes, checked against the schema (values are normalised on apply). */
 export function parseRulePatch(body: unknown): Partial<Omit<ReplacementEntry, 'id'>> {
-  const fail = (d: string) => errors.INVALID_REPLACEMENTS(d)
+  const fail = (d: string) => dictionaryErrors.INVALID_REPLACEMENTS(d)
   const payload = checkPayload(ReplacementPatchSchema, asObject(body, fail), fail)
   if (payload.triggers === undefined && payload.replacement === undefined)
     throw fail('expected "triggers" or "replacement".')
@@ -234,7 +235,7 @@ export function patchRule(
 ): ReplacementRule[] {
   const at = indexOfRule(current, id)
   const rule = current[at]!
-  const fail = (d: string) => errors.INVALID_REPLACEMENTS(d)
+  const fail = (d: string) => dictionaryErrors.INVALID_REPLACEMENTS(d)
   const edited = normaliseRule(
     { triggers: patch.triggers ?? rule.triggers, replacement: patch.replacement ?? rule.replacement },
     'the entry',
@@ -259,7 +260,7 @@ export function deleteRule(current: readonly ReplacementRule[], id: string): Rep
 }
 
 export function parseWordPatch(body: unknown): Partial<Omit<CustomWordEntry, 'id'>> {
-  const fail = (d: string) => errors.INVALID_CUSTOM_WORDS(d)
+  const fail = (d: string) => dictionaryErrors.INVALID_CUSTOM_WORDS(d)
   const payload = checkPayload(CustomWordPatchSchema, asObject(body, fail), fail)
   if (payload.text === undefined && payload.weight === undefined && payload.aliases === undefined)
     throw fail('expected "text", "weight" or "aliases".')
@@ -278,7 +279,7 @@ export function patchWord(
 ): CustomWord[] {
   const at = indexOfWord(current, id)
   const word = current[at]!
-  const fail = (d: string) => errors.INVALID_CUSTOM_WORDS(d)
+  const fail = (d: string) => dictionaryErrors.INVALID_CUSTOM_WORDS(d)
   const edited = normaliseWord(
     {
       text: patch.text ?? word.text,

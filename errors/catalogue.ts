@@ -1,19 +1,25 @@
 /**
- * The one error catalogue of dictum. Every error that crosses into the kernel, and every error body a
- * route sends, is one of these: a stable `code` (for scripts), an HTTP status and a message. Messages
- * named by the HTTP contract (docs/api.md) are reproduced word for word.
+ * The core's error codes: the HTTP surface, audio, engines, models, providers, config and plugins, storage;
+ * the codes a plugin may throw (sdk/plugin.ts exports `errors`). Every error that crosses into the kernel,
+ * and every error body a route sends, has a stable `code` (for scripts), an HTTP status and a message.
+ * Messages named by the HTTP contract (docs/api.md) are reproduced word for word. A feature's own codes live
+ * in its folder (`dictionary/errors.ts`…), made the same way (errors/dictum-error.ts).
  *
- * Errors are created with `errors.CODE(detail?)`; the catalogue itself is checked by a test (unique codes,
- * statuses in range, messages end with a full stop).
+ * Errors are created with `errors.CODE(detail?)`; test/errors/catalogue.test.ts checks every code (unique,
+ * statuses in range, messages end with a full stop, each listed in docs/errors.md with its status).
  */
+import { type CatalogueEntry, type Codes, defineErrors } from './dictum-error.ts'
 
-export interface CatalogueEntry {
-  status: number
-  /** A fixed message, or a function of a detail string. */
-  message: string | ((detail: string) => string)
-  /** Sent as `Retry-After` (seconds): the condition is expected to pass on its own. */
-  retryAfterSeconds?: number
-}
+export {
+  type CatalogueEntry,
+  DictumError,
+  type ErrorCode,
+  type ErrorFactory,
+  entryOf,
+  errorBody,
+  isDictumError,
+  isErrorCode,
+} from './dictum-error.ts'
 
 const catalogue = {
   // Routing and HTTP surface
@@ -30,47 +36,11 @@ const catalogue = {
   REQUEST_TIMEOUT: { status: 408, message: 'Request timeout: the request was not received in time.' },
   TOO_MANY_UPLOADS: { status: 503, message: (d) => `Too many uploads at once: ${d}` },
 
-  // Live dictation (live/, docs/live.md)
-  TOO_MANY_SESSIONS: {
-    status: 503,
-    retryAfterSeconds: 5,
-    message: (d) => `Too many live sessions at once: ${d}`,
-  },
-  SESSION_IDLE_TIMEOUT: { status: 408, message: (d) => `Live session idle: ${d}` },
-  SESSION_BACKLOG: { status: 429, message: (d) => `Live session behind: ${d}` },
-  SESSION_CLOSED: { status: 503, message: (d) => `Live session closed: ${d}` },
-  AUDIO_TOO_FAST: { status: 429, message: (d) => `Live audio arrives faster than it can be processed: ${d}` },
+  // Wyoming (wyoming/, docs/wyoming.md): it is no feature of the app, so its code is the core's
   TOO_MANY_CONNECTIONS: {
     status: 503,
     retryAfterSeconds: 5,
     message: (d) => `Too many connections: ${d}`,
-  },
-
-  // Dictionary
-  INVALID_REPLACEMENTS_JSON: { status: 400, message: 'Invalid JSON replacements payload.' },
-  INVALID_CUSTOM_WORDS_JSON: { status: 400, message: 'Invalid JSON custom words payload.' },
-  INVALID_REPLACEMENTS: { status: 400, message: (d) => `Invalid replacements payload: ${d}` },
-  INVALID_CUSTOM_WORDS: { status: 400, message: (d) => `Invalid custom words payload: ${d}` },
-  TOO_MANY_REPLACEMENTS: {
-    status: 400,
-    message: (d) => `Too many replacement rules: ${d} (at most 1000).`,
-  },
-  TOO_MANY_CUSTOM_WORDS: { status: 400, message: (d) => `Too many custom words: ${d} (at most 256).` },
-  REPLACEMENT_NOT_FOUND: {
-    status: 404,
-    message: (d) => `Replacement rule not found: no rule has the id ${d}.`,
-  },
-  CUSTOM_WORD_NOT_FOUND: { status: 404, message: (d) => `Custom word not found: no word has the id ${d}.` },
-
-  // History
-  INVALID_HISTORY_QUERY: { status: 400, message: (d) => `Invalid history query: ${d}` },
-  HISTORY_ENTRY_NOT_FOUND: {
-    status: 404,
-    message: (d) => `History entry not found: no entry has the id ${d}.`,
-  },
-  HISTORY_CLEAR_UNCONFIRMED: {
-    status: 400,
-    message: 'Deleting the whole history needs confirmation: send DELETE /v1/history?confirm=true.',
   },
 
   // Transcription input
@@ -101,19 +71,10 @@ const catalogue = {
     status: 501,
     message: (d) => `Speech engine does not stream: ${d}`,
   },
-  // OpenAI's transcription fields an engine cannot honour (routes/openai, docs/openai-api.md)
-  LOGPROBS_UNSUPPORTED: { status: 400, message: (d) => `The speech engine gives no log probabilities: ${d}` },
-  TRANSLATION_UNSUPPORTED: { status: 400, message: (d) => `The speech engine cannot translate: ${d}` },
-  DIARIZATION_UNSUPPORTED: {
-    status: 400,
-    message: (d) =>
-      `Speaker diarization is not supported: ${d}, and dictum does not tell speakers apart yet.`,
-  },
+
+  // Remote engines
   REMOTE_ENGINE_FAILED: { status: 502, message: (d) => `Remote transcription server failed: ${d}` },
   REMOTE_ENGINE_TIMEOUT: { status: 504, message: (d) => `Remote transcription server timed out: ${d}` },
-
-  // Live sessions (the realtime WebSocket)
-  REALTIME_EVENT_INVALID: { status: 400, message: (d) => `Invalid realtime event: ${d}` },
 
   // Models
   MODEL_NOT_FOUND: { status: 404, message: (d) => `Model not found: ${d}` },
@@ -125,32 +86,14 @@ const catalogue = {
 
   // Post-processing
   NO_AI_PROVIDER: { status: 400, message: 'No AI provider is configured.' },
-  EMPTY_TEXT: { status: 400, message: 'Text body is empty.' },
-  MISSING_TEXT: {
-    status: 400,
-    message: 'Missing text: send {"text": "..."} as JSON or the text itself as text/plain.',
-  },
-  INVALID_TEXT_JSON: { status: 400, message: 'Invalid JSON text payload.' },
-  TEXT_NOT_UTF8: { status: 400, message: 'Text body must be UTF-8.' },
   PROVIDER_NOT_FOUND: { status: 400, message: (d) => `AI provider not found: ${d}` },
   PROVIDER_UNAVAILABLE: { status: 400, message: (d) => `AI provider unavailable: ${d}` },
   PROVIDER_FAILED: { status: 400, message: (d) => `AI provider failed: ${d}` },
   PROVIDER_TIMEOUT: { status: 400, message: (d) => `AI provider timed out: ${d}` },
 
   // Settings (the config keys a page may change)
-  INVALID_SETTINGS: { status: 400, message: (d) => `Invalid settings payload: ${d}` },
-  INVALID_SETTINGS_JSON: { status: 400, message: 'Invalid JSON settings payload.' },
   CONFIG_FILE_CONFLICT: { status: 409, message: (d) => `The config file cannot be changed: ${d}` },
   CONFIG_WRITE_FAILED: { status: 500, message: (d) => `Could not write the config file: ${d}` },
-  // Transcription jobs (jobs/)
-  JOB_NOT_FOUND: { status: 404, message: (d) => `Job not found: ${d}.` },
-  JOB_NO_FILES: { status: 400, message: (d) => `No audio files found: ${d}.` },
-  JOB_TOO_MANY_FILES: { status: 400, message: (d) => `Too many files in one submission: ${d}` },
-  AUDIO_URL_REFUSED: { status: 400, message: (d) => `Audio URL refused: ${d}` },
-  AUDIO_URL_FAILED: { status: 502, message: (d) => `Could not fetch the audio URL: ${d}` },
-  JOB_INTERRUPTED: { status: 500, message: (d) => `Job interrupted: ${d}` },
-  JOB_CANCELLED: { status: 409, message: 'Job cancelled.' },
-  JOBS_UNAVAILABLE: { status: 503, message: (d) => `Job queue unavailable: ${d}` },
 
   // Config and plugins
   CONFIG_INVALID: { status: 500, message: (d) => `Invalid configuration:\n${d}` },
@@ -186,56 +129,9 @@ const catalogue = {
   INTERNAL: { status: 500, message: 'Internal server error.' },
 } satisfies Record<string, CatalogueEntry>
 
-export type ErrorCode = keyof typeof catalogue
-
-export class DictumError extends Error {
-  readonly code: ErrorCode
-  readonly statusCode: number
-  /** Extra fields sent in the response body beside `error` and `code` (e.g. `fix`). */
-  readonly extra: Record<string, unknown> | undefined
-
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown; extra?: Record<string, unknown> },
-  ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause })
-    this.name = 'DictumError'
-    this.code = code
-    this.statusCode = catalogue[code].status
-    this.extra = options?.extra
-  }
+declare module './dictum-error.ts' {
+  interface ErrorCodes extends Codes<typeof catalogue> {}
 }
-
-type Factory = (
-  detail?: string,
-  options?: { cause?: unknown; extra?: Record<string, unknown> },
-) => DictumError
 
 /** `errors.MISSING_AUDIO()`, `errors.AUDIO_FILE_NOT_FOUND('/tmp/x.wav')`… */
-export const errors = Object.fromEntries(
-  Object.entries(catalogue).map(([code, entry]) => {
-    const make: Factory = (detail = '', options) => {
-      const message = typeof entry.message === 'string' ? entry.message : entry.message(detail)
-      return new DictumError(code as ErrorCode, message, options)
-    }
-    return [code, make]
-  }),
-) as Record<ErrorCode, Factory>
-
-/** A code of the catalogue (e.g. one read back from another dictum's error body). */
-export function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(catalogue, code)
-}
-
-export function isDictumError(value: unknown): value is DictumError {
-  return value instanceof DictumError
-}
-
-/** The catalogue, read-only, for tests and docs. */
-export const errorCatalogue: Readonly<Record<ErrorCode, CatalogueEntry>> = catalogue
-
-/** The JSON body of an error response. */
-export function errorBody(error: DictumError): Record<string, unknown> {
-  return { error: error.message, code: error.code, ...error.extra }
-}
+export const errors = defineErrors('core', catalogue)

@@ -3,8 +3,9 @@
  * cursor paging, checked strictly (400 INVALID_HISTORY_QUERY naming the parameter). `limit` keeps its
  * lenient rule (service.ts parseHistoryLimit).
  */
-import { errors } from '../errors/catalogue.ts'
+
 import { isWellFormedText } from '../lib/validate.ts'
+import { historyErrors } from './errors.ts'
 
 /** Which entries: every field optional, all given ones must hold. */
 export interface HistoryFilter {
@@ -38,9 +39,10 @@ function first(raw: unknown): string | undefined {
 function text(raw: unknown, name: string, maxLength: number): string | undefined {
   const value = first(raw)
   if (value === undefined || value === '') return undefined
-  if (!isWellFormedText(value)) throw errors.INVALID_HISTORY_QUERY(`${name} is not valid Unicode text.`)
+  if (!isWellFormedText(value))
+    throw historyErrors.INVALID_HISTORY_QUERY(`${name} is not valid Unicode text.`)
   if (value.length > maxLength)
-    throw errors.INVALID_HISTORY_QUERY(`${name} is longer than ${maxLength} characters.`)
+    throw historyErrors.INVALID_HISTORY_QUERY(`${name} is longer than ${maxLength} characters.`)
   return value
 }
 
@@ -49,7 +51,7 @@ function instant(raw: unknown, name: string): number | undefined {
   if (value === undefined || value === '') return undefined
   const ms = ISO.test(value) ? Date.parse(value) : Number.NaN
   if (!Number.isFinite(ms)) {
-    throw errors.INVALID_HISTORY_QUERY(
+    throw historyErrors.INVALID_HISTORY_QUERY(
       `${name} must be an ISO 8601 date or date-time with a zone (e.g. 2026-01-31 or 2026-01-31T09:00:00Z).`,
     )
   }
@@ -68,7 +70,7 @@ export function parseHistoryFilter(query: Record<string, unknown>): HistoryFilte
   const to = instant(query.to, 'to')
   if (to !== undefined) filter.toMs = to
   if (from !== undefined && to !== undefined && from > to)
-    throw errors.INVALID_HISTORY_QUERY('from is after to.')
+    throw historyErrors.INVALID_HISTORY_QUERY('from is after to.')
   return filter
 }
 
@@ -83,6 +85,7 @@ export function parseCursor(raw: unknown): HistoryCursor | undefined {
   const match = /^(-?\d{1,16})\.(\d{1,16})$/.exec(
     /^[A-Za-z0-9_-]{1,64}$/.test(value) ? Buffer.from(value, 'base64url').toString('latin1') : '',
   )
-  if (!match) throw errors.INVALID_HISTORY_QUERY('cursor is not one this API gave (use nextCursor as it is).')
+  if (!match)
+    throw historyErrors.INVALID_HISTORY_QUERY('cursor is not one this API gave (use nextCursor as it is).')
   return { timestampMs: Number(match[1]), seq: Number(match[2]) }
 }

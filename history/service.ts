@@ -1,8 +1,9 @@
 /** Dictation history in SQLite: newest-first reads on an index, retention by `history.maxEntries`. */
+
 import { randomUUID } from 'node:crypto'
-import { errors } from '../errors/catalogue.ts'
 import type { Db } from '../storage/database.ts'
 import { writeTransaction } from '../storage/write.ts'
+import { historyErrors } from './errors.ts'
 import { encodeCursor, type HistoryCursor, type HistoryFilter } from './query.ts'
 import { HISTORY_LIMIT, type HistoryEntry } from './schemas.ts'
 
@@ -214,7 +215,7 @@ export class HistoryService {
     )
     if (removed === 0) {
       const shown = id.length > 100 ? `${id.slice(0, 100)}…` : id
-      throw errors.HISTORY_ENTRY_NOT_FOUND(JSON.stringify(shown))
+      throw historyErrors.HISTORY_ENTRY_NOT_FOUND(JSON.stringify(shown))
     }
   }
 

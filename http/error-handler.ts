@@ -6,9 +6,9 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import {
   type DictumError,
-  type ErrorCode,
+  type ErrorFactory,
+  entryOf,
   errorBody,
-  errorCatalogue,
   errors,
   isDictumError,
 } from '../errors/catalogue.ts'
@@ -16,8 +16,8 @@ import { sqliteFailure } from '../storage/failures.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The catalogue error for a body that is not valid JSON on this route. */
-    jsonError?: ErrorCode
+    /** The error for a body that is not valid JSON on this route (its code's factory). */
+    jsonError?: ErrorFactory
   }
 }
 
@@ -29,8 +29,8 @@ export function toDictumError(error: FastifyError | Error, request: FastifyReque
       return errors.REQUEST_TOO_LARGE()
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY': {
-      const code = request.routeOptions.config.jsonError
-      return code ? errors[code]() : errors.INVALID_REQUEST('the body is not valid JSON.')
+      const jsonError = request.routeOptions.config.jsonError
+      return jsonError ? jsonError() : errors.INVALID_REQUEST('the body is not valid JSON.')
     }
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.UNSUPPORTED_MEDIA_TYPE(String(request.headers['content-type'] ?? 'none'))
@@ -52,7 +52,7 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   const where = { reqId: request.id, method: request.method, url: request.url.split('?')[0] }
   if (translated.statusCode >= 500) request.log.error({ ...where, err: error }, 'request failed')
   else request.log.debug({ ...where, code: translated.code }, translated.message)
-  const retryAfter = errorCatalogue[translated.code].retryAfterSeconds
+  const retryAfter = entryOf(translated.code)?.retryAfterSeconds
   if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter))
   return reply.code(translated.statusCode).send(errorBody(translated))
 }

@@ -3,9 +3,11 @@
  * glob matches (`*` and `?` within one path segment, `**` for any number of folders). Sorted by path. Node 20
  * has no glob of its own, and these three wildcards are all a batch needs.
  */
+
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { errors } from '../errors/catalogue.ts'
+import { jobsErrors } from './errors.ts'
 
 /** Most jobs one submission makes. */
 export const MAX_BATCH_FILES = 10_000
@@ -66,7 +68,7 @@ export async function globFiles(pattern: string): Promise<string[]> {
       // A huge folder is read in one go: let other requests through now and then.
       if (scanned % 1000 === 999) await new Promise((resolve) => setImmediate(resolve))
       if (++scanned > MAX_ENTRIES_SCANNED) {
-        throw errors.JOB_TOO_MANY_FILES(
+        throw jobsErrors.JOB_TOO_MANY_FILES(
           `the glob looks through more than ${MAX_ENTRIES_SCANNED} entries; narrow it.`,
         )
       }
@@ -92,7 +94,7 @@ export async function globFiles(pattern: string): Promise<string[]> {
 
 function capped(files: string[], what: string): string[] {
   if (files.length > MAX_BATCH_FILES) {
-    throw errors.JOB_TOO_MANY_FILES(`${what} has more than ${MAX_BATCH_FILES} files; submit it in parts.`)
+    throw jobsErrors.JOB_TOO_MANY_FILES(`${what} has more than ${MAX_BATCH_FILES} files; submit it in parts.`)
   }
   return files
 }

@@ -11,6 +11,7 @@
  * reachable without undici's own Agent), and checking a name before fetch lets a name that resolves
  * differently the second time through.
  */
+
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
@@ -20,6 +21,7 @@ import { pipeline } from 'node:stream/promises'
 import { errors, isDictumError } from '../errors/catalogue.ts'
 import { redact, redactUrl } from '../lib/secrets.ts'
 import { timeLimit } from '../lib/timeout.ts'
+import { jobsErrors } from './errors.ts'
 import type { UrlPolicy } from './url-policy.ts'
 
 /** Redirects followed before the URL is refused. */
@@ -65,7 +67,7 @@ export async function downloadAudio(url: string, file: string, limits: DownloadL
     if (status < 200 || status > 299) {
       response.destroy()
       const detail = `${shown} answered ${status}.`
-      throw status >= 500 ? errors.AUDIO_URL_FAILED(detail) : errors.AUDIO_URL_REFUSED(detail)
+      throw status >= 500 ? jobsErrors.AUDIO_URL_FAILED(detail) : jobsErrors.AUDIO_URL_REFUSED(detail)
     }
     const declared = Number(response.headers['content-length'])
     if (Number.isFinite(declared) && declared > limits.maxBytes) {
@@ -85,17 +87,17 @@ export async function downloadAudio(url: string, file: string, limits: DownloadL
     await rm(file, { force: true })
     if (limits.signal.aborted) throw limits.signal.reason
     if (meter.tooSlow) {
-      throw errors.AUDIO_URL_FAILED(
+      throw jobsErrors.AUDIO_URL_FAILED(
         `${shown} sent less than jobs.urlMinBytesPerSecond (${limits.minBytesPerSecond} bytes per second) ` +
           `over ${limits.rateWindowMs} ms.`,
       )
     }
     if (limit.expired)
-      throw errors.AUDIO_URL_FAILED(`${shown}: no complete reply within ${limits.timeoutMs} ms.`)
+      throw jobsErrors.AUDIO_URL_FAILED(`${shown}: no complete reply within ${limits.timeoutMs} ms.`)
     if (isDictumError(error)) throw error
     const code = (error as { code?: unknown }).code
     const why = typeof code === 'string' ? code : (error as Error).message
-    throw errors.AUDIO_URL_FAILED(`${shown}: ${redact(why)}.`)
+    throw jobsErrors.AUDIO_URL_FAILED(`${shown}: ${redact(why)}.`)
   } finally {
     meter.stop()
     limit.clear()
@@ -110,7 +112,7 @@ async function openFollowingRedirects(url: URL, policy: UrlPolicy, signal: Abort
   let target = url
   for (let hop = 0; ; hop++) {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw errors.AUDIO_URL_REFUSED(
+      throw jobsErrors.AUDIO_URL_REFUSED(
         `${redactUrl(url.href)} redirects to a ${target.protocol.replace(/:$/, '')} URL (only http and https).`,
       )
     }
@@ -121,7 +123,7 @@ async function openFollowingRedirects(url: URL, policy: UrlPolicy, signal: Abort
     if (status < 300 || status > 399 || !location) return response
     response.destroy()
     if (hop === MAX_REDIRECTS)
-      throw errors.AUDIO_URL_REFUSED(`${redactUrl(url.href)} redirects more than ${MAX_REDIRECTS} times.`)
+      throw jobsErrors.AUDIO_URL_REFUSED(`${redactUrl(url.href)} redirects more than ${MAX_REDIRECTS} times.`)
     // Credentials go to the URL they were given with, never along a redirect.
     target = new URL(location, target)
   }
@@ -168,5 +170,5 @@ function rateMeter(limits: DownloadLimits) {
 }
 
 function tooLarge(shown: string, maxBytes: number) {
-  return errors.AUDIO_URL_REFUSED(`${shown} is larger than jobs.maxUrlBytes (${maxBytes} bytes).`)
+  return jobsErrors.AUDIO_URL_REFUSED(`${shown} is larger than jobs.maxUrlBytes (${maxBytes} bytes).`)
 }

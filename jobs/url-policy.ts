@@ -10,10 +10,11 @@
  * included), so a name that resolves elsewhere on the second look gets nowhere; and it is made before any
  * connection, so a refused URL is answered the same whatever listens there.
  */
+
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
-import { errors } from '../errors/catalogue.ts'
 import { redactUrl } from '../lib/secrets.ts'
+import { jobsErrors } from './errors.ts'
 
 /** Addresses no job reaches unless allowed: loopback, link-local, unspecified. */
 const SPECIAL = new BlockList()
@@ -133,5 +134,5 @@ function unmapped(address: string): string {
 }
 
 function refused(url: URL, reason: string) {
-  return errors.AUDIO_URL_REFUSED(`${redactUrl(url.href)} is not allowed: ${reason}.`)
+  return jobsErrors.AUDIO_URL_REFUSED(`${redactUrl(url.href)} is not allowed: ${reason}.`)
 }

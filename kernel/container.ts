@@ -17,6 +17,7 @@ import {
 import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
 import { errors } from '../errors/catalogue.ts'
+import type { ErrorTable } from '../errors/dictum-error.ts'
 import { type Db, openDatabase } from '../storage/database.ts'
 import type { FeatureMigrations } from '../storage/migrations.ts'
 import { type MachineResources, systemResources } from './concurrency.ts'
@@ -62,6 +63,11 @@ export interface Feature {
    * (`declare module '…/kernel/container.ts' { interface Cradle { … } }`) so its users resolve it typed.
    */
   services?: { [K in keyof Cradle]?: Resolver<Cradle[K]> }
+  /**
+   * Its own error codes (`defineErrors(name, {...}).table`, in its folder's errors.ts): composed with the
+   * core's by {@link errorTables}, which the catalogue test checks against docs/errors.md.
+   */
+  errors?: ErrorTable
   /** Its tables' migrations, in order (storage/migrations.ts). */
   migrations?: readonly string[]
   /** Its HTTP routes, registered under `prefix`. */
@@ -81,6 +87,11 @@ export function checkFeatureDependencies(features: readonly Feature[]): void {
       )
     }
   }
+}
+
+/** Every error code of an app of these features: the core's table, then each feature's. */
+export function errorTables(features: readonly Feature[]): ErrorTable[] {
+  return [errors.table, ...features.flatMap((f) => (f.errors ? [f.errors] : []))]
 }
 
 /** The tables of these features, for the database (storage/migrations.ts). */

@@ -1,6 +1,8 @@
 /** Live dictation (issue 13): the `live` service the realtime WebSocket, Wyoming, SSE and the CLI use. */
+
 import { asClass } from 'awilix'
 import type { Feature } from '../kernel/container.ts'
+import { liveErrors } from './errors.ts'
 import { LiveSessions } from './service.ts'
 import type { LiveService } from './types.ts'
 
@@ -12,6 +14,7 @@ declare module '../kernel/container.ts' {
 
 export const liveFeature: Feature = {
   name: 'live',
+  errors: liveErrors.table,
   dependencies: ['vad', 'dictionary', 'history'],
   services: { live: asClass(LiveSessions).singleton() },
   close: (cradle) => (cradle.live as LiveSessions).close(),

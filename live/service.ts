@@ -13,6 +13,7 @@ import type { EngineRegistry } from '../kernel/registry.ts'
 import { checkLanguage, languageAmong } from '../transcription/service.ts'
 import { maxSegmentSecondsFor } from '../vad/index.ts'
 import type { VadService } from '../vad/service.ts'
+import { liveErrors } from './errors.ts'
 import { LiveSessionImpl } from './session.ts'
 import { thresholdProblem } from './turn-detector.ts'
 import { TurnDetectorPool } from './turn-detector-pool.ts'
@@ -49,7 +50,7 @@ export class LiveSessions implements LiveService {
     checkOptions(options)
     const { maxSessions } = this.#deps.configStore.current.realtime
     if (this.#count >= maxSessions) {
-      throw errors.TOO_MANY_SESSIONS(`${maxSessions} are open (realtime.maxSessions). Retry later.`)
+      throw liveErrors.TOO_MANY_SESSIONS(`${maxSessions} are open (realtime.maxSessions). Retry later.`)
     }
     this.#count++
     try {

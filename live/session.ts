@@ -4,6 +4,7 @@
  * {@link LiveEvent}s out. Completions are reported in item order; storing an item in history never ends
  * the session. Misuse gives a non-fatal `error` event; idling or flooding gives a fatal one.
  */
+
 import { randomUUID } from 'node:crypto'
 import { pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
@@ -18,6 +19,7 @@ import { resultTokens } from '../transcription/logprobs.ts'
 import { languageAmong } from '../transcription/service.ts'
 import { CommittedItems } from './committed-items.ts'
 import { ItemText, longestTriggerWords } from './deltas.ts'
+import { liveErrors } from './errors.ts'
 import { InputQueue } from './input-queue.ts'
 import { asDictumError, LiveItem, SAMPLE_RATE } from './item.ts'
 import { RecentAudio } from './recent-audio.ts'
@@ -134,7 +136,7 @@ export class LiveSessionImpl implements LiveSession {
     const { maxQueuedAudioSeconds } = this.#deps.config().realtime
     if (this.#input.pendingBytes + pcm16.length > maxQueuedAudioSeconds * this.#inputRate * 2) {
       this.#fatal(
-        errors.AUDIO_TOO_FAST(
+        liveErrors.AUDIO_TOO_FAST(
           `more than ${maxQueuedAudioSeconds} s of audio wait to be processed (realtime.maxQueuedAudioSeconds); send audio at most a little faster than real time. The session is closed.`,
         ),
       )
@@ -391,7 +393,7 @@ export class LiveSessionImpl implements LiveSession {
           ? `${waiting}, more than realtime.maxBacklogSeconds (${maxBacklogSeconds}); the session is closed.`
           : `${waiting} (the session is closed past ${maxBacklogSeconds} s, realtime.maxBacklogSeconds): send audio no faster than real time.`
       const extra = { waitingSeconds: this.#committed.waitingSeconds(), maxBacklogSeconds }
-      const error = errors.SESSION_BACKLOG(detail, { extra })
+      const error = liveErrors.SESSION_BACKLOG(detail, { extra })
       if (backlog === 'full') {
         this.#fatal(error)
         return
@@ -583,7 +585,7 @@ export class LiveSessionImpl implements LiveSession {
       // waiting for transcripts is the engine's time, not the client's
       if (idle >= idleTimeoutMs && this.#inFlight.size === 0) {
         this.#fatal(
-          errors.SESSION_IDLE_TIMEOUT(
+          liveErrors.SESSION_IDLE_TIMEOUT(
             `no audio or event for ${idleTimeoutMs} ms (realtime.idleTimeoutMs); the session is closed.`,
           ),
         )
@@ -603,7 +605,7 @@ export class LiveSessionImpl implements LiveSession {
     const open = this.#open
     if (cancel) {
       this.#failUnreported(
-        errors.SESSION_CLOSED(
+        liveErrors.SESSION_CLOSED(
           'the session ended before the item was transcribed (client gone, or dictum stopping).',
         ),
       )

@@ -1,7 +1,9 @@
 /** AI enhancement of text (spec 4.7): request parsing and the call to the selected provider. */
+
 import { errors } from '../errors/catalogue.ts'
 import type { ProcessOutcome, ProviderRegistry } from '../kernel/provider-registry.ts'
 import { isWellFormedText } from '../lib/validate.ts'
+import { postprocessErrors } from './errors.ts'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
@@ -15,13 +17,13 @@ export function textFromBody(body: unknown): string {
     try {
       return utf8.decode(body)
     } catch {
-      throw errors.TEXT_NOT_UTF8()
+      throw postprocessErrors.TEXT_NOT_UTF8()
     }
   }
-  if (body === undefined || body === null) throw errors.EMPTY_TEXT()
-  if (typeof body !== 'object' || Array.isArray(body)) throw errors.MISSING_TEXT()
+  if (body === undefined || body === null) throw postprocessErrors.EMPTY_TEXT()
+  if (typeof body !== 'object' || Array.isArray(body)) throw postprocessErrors.MISSING_TEXT()
   const text = (body as { text?: unknown }).text
-  if (text === undefined || text === null) throw errors.MISSING_TEXT()
+  if (text === undefined || text === null) throw postprocessErrors.MISSING_TEXT()
   if (typeof text !== 'string') throw errors.INVALID_REQUEST('"text" must be a string.')
   if (!isWellFormedText(text))
     throw errors.INVALID_REQUEST('"text" is not valid Unicode text (a lone surrogate).')
@@ -40,7 +42,7 @@ export class PostprocessService {
     text: string,
     options: { appName?: string; signal?: AbortSignal } = {},
   ): Promise<ProcessOutcome> {
-    if (text.trim() === '') throw errors.EMPTY_TEXT()
+    if (text.trim() === '') throw postprocessErrors.EMPTY_TEXT()
     return this.#providers.process(text, options)
   }
 }

@@ -17,6 +17,7 @@ import { allProblems } from '../kernel/config-check.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { DiscoveryResult } from '../kernel/discovery.ts'
+import { settingsErrors } from './errors.ts'
 import type { Settings } from './schemas.ts'
 
 const SETTINGS = 'speech.engine, ai.provider, history.enabled'
@@ -82,7 +83,7 @@ export class SettingsService {
   }
 
   #parse(body: unknown): ConfigChange[] {
-    const fail = (d: string) => errors.INVALID_SETTINGS(d)
+    const fail = (d: string) => settingsErrors.INVALID_SETTINGS(d)
     if (!isObject(body)) throw fail('the body must be a JSON object.')
     const allowed: Record<string, string[]> = { speech: ['engine'], ai: ['provider'], history: ['enabled'] }
     const changes: ConfigChange[] = []
@@ -102,7 +103,7 @@ export class SettingsService {
   }
 
   #check(key: string, value: unknown): unknown {
-    const fail = (d: string) => errors.INVALID_SETTINGS(d)
+    const fail = (d: string) => settingsErrors.INVALID_SETTINGS(d)
     if (key === 'history.enabled') {
       if (typeof value !== 'boolean') throw fail('history.enabled must be true or false.')
       return value

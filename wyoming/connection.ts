@@ -12,11 +12,13 @@
  * connection with more than {@link MAX_UNREAD_BYTES} unread is closed. Whatever a client sends, only its own
  * connection is affected.
  */
+
 import type { Socket } from 'node:net'
 import { type DictumError, errors, isDictumError } from '../errors/catalogue.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { EngineRegistry } from '../kernel/registry.ts'
+import { liveErrors } from '../live/errors.ts'
 import type { LiveService } from '../live/types.ts'
 import type { ModelManager } from '../models/manager.ts'
 import { chooseModel } from '../models/model-choice.ts'
@@ -70,7 +72,7 @@ export class WyomingConnection {
     this.#silenceMs = idleTimeoutMs
     socket.setTimeout(idleTimeoutMs)
     socket.on('timeout', () =>
-      this.#end(errors.SESSION_IDLE_TIMEOUT(`nothing was received for ${idleTimeoutMs} ms.`)),
+      this.#end(liveErrors.SESSION_IDLE_TIMEOUT(`nothing was received for ${idleTimeoutMs} ms.`)),
     )
     socket.on('data', (chunk: Buffer) => {
       this.#reader.push(chunk)
@@ -161,7 +163,7 @@ export class WyomingConnection {
     this.#idleTimer = setTimeout(() => {
       // An engine still loading for the stream's first audio is not the client's idleness.
       if (this.#handling) this.#startIdleTimer()
-      else this.#end(errors.SESSION_IDLE_TIMEOUT(`no audio was received for ${idleTimeoutMs} ms.`))
+      else this.#end(liveErrors.SESSION_IDLE_TIMEOUT(`no audio was received for ${idleTimeoutMs} ms.`))
     }, idleTimeoutMs)
     this.#idleTimer.unref()
   }

@@ -6,7 +6,7 @@
  */
 import type { Worker } from 'node:worker_threads'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { type ErrorCode, errors } from '../../errors/catalogue.ts'
+import type { ErrorFactory } from '../../errors/catalogue.ts'
 import { startModuleWorker } from '../../lib/module-worker.ts'
 import { bodyOf, type ParsedBody, type ParseRequest, parseBody } from './parse.ts'
 
@@ -16,7 +16,7 @@ const INLINE_BYTES = 256 * 1024
 
 export function useShallowJson(
   app: FastifyInstance,
-  error: ErrorCode,
+  error: ErrorFactory,
   options: { maxDepth?: number; base64Fields?: readonly string[] } = {},
 ): void {
   const request: ParseRequest = { maxDepth: options.maxDepth ?? 4, base64Fields: options.base64Fields ?? [] }
@@ -27,7 +27,7 @@ export function useShallowJson(
     (_request: FastifyRequest, body: string | Buffer, done: (err: Error | null, value?: unknown) => void) => {
       const bytes = typeof body === 'string' ? Buffer.from(body) : body
       const finish = ({ parsed, decoded }: Awaited<ReturnType<typeof parseOffThread>>) =>
-        parsed.ok ? done(null, bodyOf(parsed, decoded)) : done(errors[error]())
+        parsed.ok ? done(null, bodyOf(parsed, decoded)) : done(error())
       if (bytes.length <= INLINE_BYTES) return finish(parseBody(bytes, request))
       parseOffThread(bytes, request).then(finish, (err: unknown) => done(err as Error))
     },

@@ -6,11 +6,12 @@
  * crashes (store.ts recoverActive); after `jobs.attempts` runs a job fails with its last reason. A write that
  * fails (a full disk) is tried again on a timer: the claim of a waiting job, the end of a run.
  */
+
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
-import { errors } from '../../errors/catalogue.ts'
 import { sleep } from '../../lib/timeout.ts'
 import { writeTransaction } from '../../storage/write.ts'
+import { jobsErrors } from '../errors.ts'
 import { thisRunner } from '../executor.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
 import { resultsDirOf } from '../paths.ts'
@@ -59,9 +60,9 @@ export class LocalJobBackend implements JobBackend {
   async start(): Promise<void> {
     if (this.#started || this.#closed) return
     this.#started = true
-    const interrupted = describeError(errors.JOB_INTERRUPTED('the service stopped while it ran.'))
+    const interrupted = describeError(jobsErrors.JOB_INTERRUPTED('the service stopped while it ran.'))
     const blamed = describeError(
-      errors.JOB_INTERRUPTED(
+      jobsErrors.JOB_INTERRUPTED(
         'the service stopped while it ran, at each of its last runs (jobs.attempts): the job is the likely cause.',
       ),
     )
@@ -102,7 +103,7 @@ export class LocalJobBackend implements JobBackend {
     const run = this.#running.get(id)
     if (run) {
       // The run ends on the abort and records the cancellation itself (it may also have just finished).
-      run.controller.abort(errors.JOB_CANCELLED())
+      run.controller.abort(jobsErrors.JOB_CANCELLED())
       await run.done
     } else if (
       await writeTransaction(this.#deps.db, () => this.#store.cancel(id, ['queued', 'active'], Date.now()))
@@ -132,11 +133,11 @@ export class LocalJobBackend implements JobBackend {
   /** Stops taking jobs, aborts the runs in progress and queues their jobs again (a stop counts against none). */
   async close(): Promise<void> {
     this.#closed = true
-    this.#closing.abort(errors.JOBS_UNAVAILABLE('the service is stopping.'))
+    this.#closing.abort(jobsErrors.JOBS_UNAVAILABLE('the service is stopping.'))
     if (this.#claimRetry) clearTimeout(this.#claimRetry)
     const ids = [...this.#running.keys()]
     const runs = [...this.#running.values()]
-    for (const run of runs) run.controller.abort(errors.JOB_INTERRUPTED('the service is stopping.'))
+    for (const run of runs) run.controller.abort(jobsErrors.JOB_INTERRUPTED('the service is stopping.'))
     await Promise.allSettled(runs.map((run) => run.done))
     await this.#pumping
     // Queued again, the run not counted: a stop is no job's fault. A crash instead leaves them active,
@@ -148,7 +149,7 @@ export class LocalJobBackend implements JobBackend {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw errors.JOBS_UNAVAILABLE('the service is stopping.')
+    if (this.#closed) throw jobsErrors.JOBS_UNAVAILABLE('the service is stopping.')
   }
 
   /**

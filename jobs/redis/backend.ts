@@ -6,6 +6,7 @@
  * A Redis that does not answer makes each call fail at once with 503 JOBS_UNAVAILABLE (nothing waits for it);
  * the connection comes back by itself when Redis does.
  */
+
 import { readFile, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Queue, QueueEvents } from 'bullmq'
@@ -14,6 +15,7 @@ import { errors, isDictumError } from '../../errors/catalogue.ts'
 import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
 import { redact, redactError } from '../../lib/secrets.ts'
+import { jobsErrors } from '../errors.ts'
 import { type JobListener, JobListeners } from '../listeners.ts'
 import { newJobId } from '../local/store.ts'
 import { resultsDirOf } from '../paths.ts'
@@ -223,7 +225,7 @@ export class RedisJobBackend implements JobBackend {
   }
 
   #queue(): Promise<Open> {
-    if (this.#closed) return Promise.reject(errors.JOBS_UNAVAILABLE('the service is stopping.'))
+    if (this.#closed) return Promise.reject(jobsErrors.JOBS_UNAVAILABLE('the service is stopping.'))
     this.#open ??= (async () => {
       const redis = connectRedis(this.#deps.configStore.current, { failFast: true })
       redis.on('error', () => {}) // each call reports its own failure; ioredis reconnects
@@ -256,7 +258,7 @@ export class RedisJobBackend implements JobBackend {
       // In dictum's words: ioredis's ("Stream isn't writeable and enableOfflineQueue options is false") speak
       // of its options, not of what the user can do. The cause keeps them for the log.
       const url = this.#deps.configStore.current.jobs.redis.url ?? ''
-      throw errors.JOBS_UNAVAILABLE(
+      throw jobsErrors.JOBS_UNAVAILABLE(
         `Redis at ${redisAddress(url)} does not answer; jobs can be submitted and read again once it is back.`,
         { cause: redactError(error) },
       )

@@ -9,14 +9,15 @@
  *
  * ioredis reconnects by itself either way.
  */
+
 import { Redis, type RedisOptions } from 'ioredis'
 import type { DictumConfig } from '../../config/schema.ts'
-import { errors } from '../../errors/catalogue.ts'
 import { redactUrl } from '../../lib/secrets.ts'
+import { jobsErrors } from '../errors.ts'
 
 export function connectRedis(config: Readonly<DictumConfig>, mode: { failFast: boolean }): Redis {
   const { url, options } = config.jobs.redis
-  if (!url) throw errors.JOBS_UNAVAILABLE('jobs.backend is "redis" but jobs.redis.url is not set.')
+  if (!url) throw jobsErrors.JOBS_UNAVAILABLE('jobs.backend is "redis" but jobs.redis.url is not set.')
   const own: RedisOptions = mode.failFast
     ? { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true }
     : { maxRetriesPerRequest: null, lazyConnect: true }

@@ -7,10 +7,12 @@
  * the job's id) and `part` (some VAD pieces of a long file, fanned out by the worker that took its parent;
  * see fan-out.ts). A worker's concurrency is shared by both.
  */
+
 import type { DictumConfig } from '../../config/schema.ts'
 import { type ErrorCode, errors, isDictumError, isErrorCode } from '../../errors/catalogue.ts'
 import { redact } from '../../lib/secrets.ts'
 import type { PieceSpan } from '../../transcription/service.ts'
+import { jobsErrors } from '../errors.ts'
 import { type JobError, type JobRecord, MAX_PRIORITY } from '../types.ts'
 
 export const PREFIX = 'dictum'
@@ -118,10 +120,10 @@ export function jobErrorOf(reason: string | undefined): JobError {
   if (reason === STALLED_OUT) {
     const message =
       'the worker running it died at each of its runs (jobs.attempts): the job is the likely cause.'
-    return { code: 'JOB_INTERRUPTED', message: errors.JOB_INTERRUPTED(message).message }
+    return { code: 'JOB_INTERRUPTED', message: jobsErrors.JOB_INTERRUPTED(message).message }
   }
   return {
     code: 'JOB_INTERRUPTED',
-    message: errors.JOB_INTERRUPTED(reason || 'the worker running it stopped.').message,
+    message: jobsErrors.JOB_INTERRUPTED(reason || 'the worker running it stopped.').message,
   }
 }

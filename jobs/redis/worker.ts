@@ -13,6 +13,7 @@
  * job again, behind the others of its priority; that run is not counted as an attempt. A Redis restart pauses the worker (its commands wait for the reconnection). SIGTERM stops it
  * taking jobs, lets its runs finish for `graceMs`, then returns the ones still running to the queue.
  */
+
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import {
@@ -31,6 +32,7 @@ import type { ConfigStore } from '../../kernel/config-store.ts'
 import type { PluginLogger } from '../../kernel/contracts/engine.ts'
 import type { PieceResult } from '../../transcription/join.ts'
 import type { TranscribeOptions, TranscriptionService } from '../../transcription/service.ts'
+import { jobsErrors } from '../errors.ts'
 import { type TranscriptionExecutor, thisRunner, wavSeconds } from '../executor.ts'
 import { resultsDirOf, spoolDirOf } from '../paths.ts'
 import { isRetryable, type JobRecord, type JobResult } from '../types.ts'
@@ -167,7 +169,7 @@ export class RedisJobWorker {
     this.#running.set(job.id!, { controller, parentId })
     const started = performance.now()
     try {
-      if (await this.#isCancelled(parentId ?? job.id!)) throw errors.JOB_CANCELLED()
+      if (await this.#isCancelled(parentId ?? job.id!)) throw jobsErrors.JOB_CANCELLED()
       const result =
         job.name === PART
           ? await this.#runPart(job as Job<PartData, PartResult>, controller.signal)
@@ -350,7 +352,7 @@ export class RedisJobWorker {
   /** A job was cancelled: its run here (or its parts' runs) stop. */
   #cancelled(id: string): void {
     for (const [jobId, run] of this.#running) {
-      if (jobId === id || run.parentId === id) run.controller.abort(errors.JOB_CANCELLED())
+      if (jobId === id || run.parentId === id) run.controller.abort(jobsErrors.JOB_CANCELLED())
     }
   }
 

@@ -2,7 +2,7 @@
  * Translation of engine failures into catalogue errors, at the one place they enter the kernel. Every
  * detail names the engine, so a message in a log or a response says which plugin failed.
  */
-import { DictumError, type ErrorCode, errorCatalogue, errors } from '../../errors/catalogue.ts'
+import { DictumError, errors, isErrorCode } from '../../errors/catalogue.ts'
 import type { WireError } from './protocol.ts'
 
 /** `engine: message.` with exactly one closing punctuation mark, as the catalogue's messages expect. */
@@ -29,8 +29,8 @@ export function transcribeFailure(
   operation: EngineOperation = 'transcribe',
 ): DictumError {
   const cause = wireCause(wire)
-  if (wire.code && wire.code in errorCatalogue) {
-    return new DictumError(wire.code as ErrorCode, wire.message, { extra: wire.extra, cause })
+  if (wire.code && isErrorCode(wire.code)) {
+    return new DictumError(wire.code, wire.message, { extra: wire.extra, cause })
   }
   return errors.ENGINE_FAILED(engineDetail(engineId, `${operation}: ${wire.message}`), { cause })
 }

@@ -11,6 +11,7 @@ import { HistoryEntrySchema } from '../../history/schemas.ts'
 import { audioFromRequest, fieldOrHeader } from '../../http/audio-request.ts'
 import { clientGoneSignal } from '../../http/client-signal.ts'
 import { useShallowJson } from '../../http/json-body/parser.ts'
+import { audioBody } from '../../http/route-doc.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { isWellFormedText } from '../../lib/validate.ts'
@@ -46,7 +47,7 @@ function boundedText(value: string, field: string): string {
 
 export const dictateRoutes = routePlugin('dictate', async (app) => {
   // The body is a few flat fields and may be 25 MB (base64 audio): refuse deep nesting before parsing.
-  useShallowJson(app, 'INVALID_AUDIO_JSON', { base64Fields: ['audioBase64'] })
+  useShallowJson(app, errors.INVALID_AUDIO_JSON, { base64Fields: ['audioBase64'] })
   const { dictation, configStore, uploads } = app.dictum
   app.post(
     '/dictate',
@@ -54,7 +55,17 @@ export const dictateRoutes = routePlugin('dictate', async (app) => {
       bodyLimit: configStore.current.api.audioBodyLimit,
       onRequest: uploads.claim,
       schema: { response: { 200: DictationResultSchema } },
-      config: { jsonError: 'INVALID_AUDIO_JSON' },
+      config: {
+        jsonError: errors.INVALID_AUDIO_JSON,
+        doc: {
+          summary: 'The whole dictation: transcribe, replacements, AI clean-up, history.',
+          body: audioBody({
+            appName: Type.Optional(Type.String()),
+            windowTitle: Type.Optional(Type.String()),
+          }),
+          errors: [400, 401, 403, 413, 500, 502, 503, 504],
+        },
+      },
     },
     async (request, reply) => {
       const { source, fields } = await audioFromRequest(request)

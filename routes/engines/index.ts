@@ -10,7 +10,8 @@ import { EngineListSchema } from './schemas.ts'
 
 export const enginesRoutes = routePlugin('engines', async (app) => {
   const { engines, configStore } = app.dictum
-  app.get('/engines', { schema: { response: { 200: EngineListSchema } } }, async () => {
+  const doc = { summary: 'Speech engines, their status and capabilities.', errors: [401, 403] }
+  app.get('/engines', { schema: { response: { 200: EngineListSchema } }, config: { doc } }, async () => {
     const items = await engines.list()
     return {
       active: engines.activeId,

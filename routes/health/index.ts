@@ -8,10 +8,19 @@ export const HealthSchema = Type.Object({ status: Type.Literal('ok'), version: T
 
 export const healthRoutes = routePlugin('health', async (app) => {
   const version = readVersion()
-  app.get('/health', { schema: { response: { 200: HealthSchema } } }, async () => ({
-    status: 'ok' as const,
-    version,
-  }))
+  app.get(
+    '/health',
+    {
+      schema: { response: { 200: HealthSchema } },
+      config: {
+        doc: { summary: 'Liveness and version (answered without the token).', errors: [403], public: true },
+      },
+    },
+    async () => ({
+      status: 'ok' as const,
+      version,
+    }),
+  )
 })
 
 export const healthFeature: Feature = { name: 'health', routes: { prefix: '/v1', plugin: healthRoutes } }

@@ -2,15 +2,18 @@
  * GET /v1/history (spec 4.6): newest first, `limit` clamped to 1..1000, default 100; and (extensions) its
  * search, filters and cursor paging, DELETE of one entry or (confirmed) of all, and the streamed export.
  */
+
 import { Readable } from 'node:stream'
+import { Type } from '@sinclair/typebox'
 import { asClass, asFunction } from 'awilix'
-import { errors } from '../../errors/catalogue.ts'
+import { historyErrors } from '../../history/errors.ts'
 import { EXPORT_FORMATS, EXPORT_WRITERS, type ExportFormat } from '../../history/export.ts'
 import { historyMigrations } from '../../history/migrations.ts'
 import { parseCursor, parseHistoryFilter } from '../../history/query.ts'
 import {
   HistoryClearQuerySchema,
   HistoryDeletedSchema,
+  HistoryEntrySchema,
   HistoryExportQuerySchema,
   HistoryIdParamsSchema,
   HistoryListSchema,
@@ -26,7 +29,15 @@ export const historyRoutes = routePlugin('history', async (app) => {
   const { history } = app.dictum
   app.get(
     '/history',
-    { schema: { querystring: HistoryQuerySchema, response: { 200: HistoryListSchema } } },
+    {
+      schema: { querystring: HistoryQuerySchema, response: { 200: HistoryListSchema } },
+      config: {
+        doc: {
+          summary: 'Recent dictations, newest first; search, filters and cursor paging (extensions).',
+          errors: [400, 401, 403],
+        },
+      },
+    },
     async (request) => {
       const query = request.query as Query
       const filter = parseHistoryFilter(query)
@@ -36,17 +47,24 @@ export const historyRoutes = routePlugin('history', async (app) => {
 
   app.delete(
     '/history',
-    { schema: { querystring: HistoryClearQuerySchema, response: { 200: HistoryDeletedSchema } } },
+    {
+      schema: { querystring: HistoryClearQuerySchema, response: { 200: HistoryDeletedSchema } },
+      config: { doc: { summary: 'Delete the whole history: needs ?confirm=true.', errors: [400, 401, 403] } },
+    },
     async (request) => {
       const confirm = (request.query as Query).confirm
-      if ((Array.isArray(confirm) ? confirm[0] : confirm) !== 'true') throw errors.HISTORY_CLEAR_UNCONFIRMED()
+      if ((Array.isArray(confirm) ? confirm[0] : confirm) !== 'true')
+        throw historyErrors.HISTORY_CLEAR_UNCONFIRMED()
       return { deleted: await history.clear() }
     },
   )
 
   app.delete<{ Params: { id: string } }>(
     '/history/:id',
-    { schema: { params: HistoryIdParamsSchema, response: { 200: HistoryDeletedSchema } } },
+    {
+      schema: { params: HistoryIdParamsSchema, response: { 200: HistoryDeletedSchema } },
+      config: { doc: { summary: 'Delete one history entry.', errors: [401, 403, 404] } },
+    },
     async (request) => {
       await history.remove(request.params.id)
       return { deleted: 1 }
@@ -55,7 +73,28 @@ export const historyRoutes = routePlugin('history', async (app) => {
 
   app.get(
     '/history/export',
-    { schema: { querystring: HistoryExportQuerySchema } },
+    {
+      schema: { querystring: HistoryExportQuerySchema },
+      config: {
+        doc: {
+          summary: 'Download the history (the same filters as the list) as JSON, CSV or Markdown, streamed.',
+          content: {
+            description: 'An attachment (Content-Disposition) in the requested format.',
+            content: {
+              'application/json': {
+                schema: Type.Object({
+                  exportedAt: Type.String({ format: 'date-time' }),
+                  items: Type.Array(HistoryEntrySchema),
+                }),
+              },
+              'text/csv': { schema: Type.String() },
+              'text/markdown': { schema: Type.String() },
+            },
+          },
+          errors: [400, 401, 403],
+        },
+      },
+    },
     async (request, reply) => {
       const query = request.query as Query
       const format = exportFormat(query.format)
@@ -85,7 +124,7 @@ function exportFormat(raw: unknown): ExportFormat {
   if (value === undefined || value === '') return 'json'
   if (typeof value === 'string' && (EXPORT_FORMATS as readonly string[]).includes(value))
     return value as ExportFormat
-  throw errors.INVALID_HISTORY_QUERY(`format must be ${EXPORT_FORMATS.join(', ')}.`)
+  throw historyErrors.INVALID_HISTORY_QUERY(`format must be ${EXPORT_FORMATS.join(', ')}.`)
 }
 
 declare module '../../kernel/container.ts' {
@@ -98,6 +137,7 @@ declare module '../../kernel/container.ts' {
 /** Dictation history: its table, the service every transcription route stores through, its routes. */
 export const historyFeature: Feature = {
   name: 'history',
+  errors: historyErrors.table,
   services: {
     historySettings: asFunction(
       ({ configStore }) =>

@@ -1,6 +1,8 @@
 /** Transcription jobs: the queue backend (`jobs.backend`), the executor, the jobs table and the /v1/jobs routes. */
+
 import { asClass, asFunction } from 'awilix'
 import { createJobBackend } from '../../jobs/backend.ts'
+import { jobsErrors } from '../../jobs/errors.ts'
 import { TranscriptionExecutor } from '../../jobs/executor.ts'
 import { jobsMigrations } from '../../jobs/migrations.ts'
 import type { JobBackend, JobExecutor } from '../../jobs/types.ts'
@@ -16,6 +18,7 @@ declare module '../../kernel/container.ts' {
 
 export const jobsFeature: Feature = {
   name: 'jobs',
+  errors: jobsErrors.table,
   dependencies: ['transcribe', 'dictionary'],
   services: {
     jobExecutor: asClass(TranscriptionExecutor).singleton(),

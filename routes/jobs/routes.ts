@@ -4,6 +4,7 @@
  * GET /v1/jobs/:id/events (server-sent events until the job ends) and GET /v1/jobs/:id/result/:format (a
  * result file). docs/jobs.md.
  */
+
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
@@ -11,7 +12,9 @@ import path from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { errors } from '../../errors/catalogue.ts'
 import { parseHistoryLimit } from '../../history/service.ts'
+import { textResponse } from '../../http/route-doc.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import { jobsErrors } from '../../jobs/errors.ts'
 import { resultsDirOf } from '../../jobs/paths.ts'
 import { isFinal, JOB_STATES, type JobEvent, type JobRecord, type JobState } from '../../jobs/types.ts'
 import { maskUrlSecrets } from '../../lib/secrets.ts'
@@ -58,7 +61,7 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
 
   const found = async (id: string): Promise<JobRecord> => {
     const job = await backend().get(id)
-    if (!job) throw errors.JOB_NOT_FOUND(id.slice(0, 100))
+    if (!job) throw jobsErrors.JOB_NOT_FOUND(id.slice(0, 100))
     return job
   }
 
@@ -67,6 +70,29 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
     {
       onRequest: uploads.claim,
       schema: { response: { 200: JobOrBatch, 201: JobOrBatch } },
+      config: {
+        doc: {
+          summary: 'Queue transcription jobs: a file, folder, glob or URL (JSON), or an upload (form).',
+          body: {
+            content: {
+              'application/json': {
+                schema: Type.Object({
+                  path: Type.Optional(Type.String()),
+                  glob: Type.Optional(Type.String()),
+                  url: Type.Optional(Type.String()),
+                  formats: Type.Optional(Type.Array(Type.String())),
+                  priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100 })),
+                  idempotencyKey: Type.Optional(Type.String()),
+                  language: Type.Optional(Type.String()),
+                  prompt: Type.Optional(Type.String()),
+                }),
+              },
+              'multipart/form-data': { schema: Type.Object({ file: Type.String({ format: 'binary' }) }) },
+            },
+          },
+          errors: [400, 401, 403, 413, 503],
+        },
+      },
     },
     async (request, reply) => {
       const submission = await submissionFromRequest(request, configStore.current)
@@ -83,7 +109,12 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
 
   app.get(
     '/jobs',
-    { schema: { querystring: JobListQuerySchema, response: { 200: JobListSchema } } },
+    {
+      schema: { querystring: JobListQuerySchema, response: { 200: JobListSchema } },
+      config: {
+        doc: { summary: 'Jobs, newest first, by state, a page at a time.', errors: [400, 401, 403] },
+      },
+    },
     async (request) => {
       const page = await backend().list({
         states: parseStates(request.query.state),
@@ -95,105 +126,140 @@ export const jobsRoutes = routePlugin('jobs', async (app) => {
   )
 
   // The router prefers this static path to /jobs/:id.
-  app.get('/jobs/workers', { schema: { response: { 200: WorkersSchema } } }, async () => {
-    const workers = await backend().workers()
-    return { backend: backend().kind, count: workers.length, items: workers }
-  })
+  const workersDoc = {
+    summary: 'The processes running jobs (Redis workers, or the service itself): engine, host, throughput.',
+    errors: [401, 403, 503],
+  }
+  app.get(
+    '/jobs/workers',
+    { schema: { response: { 200: WorkersSchema } }, config: { doc: workersDoc } },
+    async () => {
+      const workers = await backend().workers()
+      return { backend: backend().kind, count: workers.length, items: workers }
+    },
+  )
 
   app.get(
     '/jobs/:id',
-    { schema: { params: JobParamsSchema, response: { 200: JobSchema } } },
+    {
+      schema: { params: JobParamsSchema, response: { 200: JobSchema } },
+      config: { doc: { summary: 'One job: state, progress, result or error.', errors: [401, 403, 404] } },
+    },
     async (request) => shown(await found(request.params.id)),
   )
 
   app.delete(
     '/jobs/:id',
-    { schema: { params: JobParamsSchema, response: { 200: JobSchema } } },
+    {
+      schema: { params: JobParamsSchema, response: { 200: JobSchema } },
+      config: { doc: { summary: 'Cancel a job (a running one is stopped).', errors: [401, 403, 404] } },
+    },
     async (request) => {
       const job = await backend().cancel(request.params.id)
-      if (!job) throw errors.JOB_NOT_FOUND(request.params.id.slice(0, 100))
+      if (!job) throw jobsErrors.JOB_NOT_FOUND(request.params.id.slice(0, 100))
       return shown(job)
     },
   )
 
-  app.get('/jobs/:id/result/:format', { schema: { params: ResultParamsSchema } }, async (request, reply) => {
-    const job = await found(request.params.id)
-    const format = request.params.format as DocumentFormat
-    if (!(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
-      throw errors.INVALID_REQUEST(`unknown format (use: ${DOCUMENT_FORMATS.join(', ')}).`, {
-        extra: { param: 'format' },
-      })
-    }
-    const file = job.result?.files[format]
-    if (!file) {
-      throw errors.INVALID_REQUEST(
-        job.state === 'completed'
-          ? `the job has no ${format} result (it was asked for: ${job.formats.join(', ')}).`
-          : `the job is ${job.state}: results come when it is completed.`,
-        { extra: { param: 'format' } },
-      )
-    }
-    const full = path.join(resultsDirOf(configStore.current), file)
-    const size = await stat(full).then(
-      (s) => s.size,
-      () => null,
-    )
-    if (size === null) throw errors.JOB_NOT_FOUND(`${job.id}: its ${format} result file is gone`)
-    return reply.type(CONTENT_TYPES[format]).header('content-length', size).send(createReadStream(full))
-  })
-
-  app.get('/jobs/:id/events', { schema: { params: JobParamsSchema } }, async (request, reply) => {
-    const jobs = backend()
-    const queue: JobEvent[] = []
-    let wake: (() => void) | null = null
-    // Subscribed before the first read, so nothing that happens between the two is missed.
-    const unsubscribe = jobs.subscribe(request.params.id, (event) => {
-      queue.push(event)
-      wake?.()
-    })
-    let job: JobRecord
-    try {
-      job = await found(request.params.id)
-    } catch (error) {
-      unsubscribe()
-      throw error
-    }
-    reply.hijack()
-    const raw = reply.raw
-    raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    })
-    streams.add(raw)
-    const send = (event: JobEvent) =>
-      raw.write(`event: ${event.type}\ndata: ${JSON.stringify(shown(event.job))}\n\n`)
-    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS)
-    let ended = false
-    raw.on('close', () => {
-      ended = true
-      wake?.()
-    })
-    try {
-      // The state now first: a client that connects late still learns where the job is.
-      send({ type: job.state, job })
-      let last = job.state
-      while (!ended && !isFinal(last)) {
-        if (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
-        wake = null
-        for (const event of queue.splice(0)) {
-          send(event)
-          last = event.job.state
-          if (isFinal(last)) break
-        }
+  const resultDoc = {
+    summary: "A completed job's result file in one format.",
+    content: textResponse('text/plain', 'The result file.'),
+    errors: [400, 401, 403, 404],
+  }
+  app.get(
+    '/jobs/:id/result/:format',
+    { schema: { params: ResultParamsSchema }, config: { doc: resultDoc } },
+    async (request, reply) => {
+      const job = await found(request.params.id)
+      const format = request.params.format as DocumentFormat
+      if (!(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
+        throw errors.INVALID_REQUEST(`unknown format (use: ${DOCUMENT_FORMATS.join(', ')}).`, {
+          extra: { param: 'format' },
+        })
       }
-    } finally {
-      clearInterval(heartbeat)
-      unsubscribe()
-      streams.delete(raw)
-      raw.end()
-    }
-  })
+      const file = job.result?.files[format]
+      if (!file) {
+        throw errors.INVALID_REQUEST(
+          job.state === 'completed'
+            ? `the job has no ${format} result (it was asked for: ${job.formats.join(', ')}).`
+            : `the job is ${job.state}: results come when it is completed.`,
+          { extra: { param: 'format' } },
+        )
+      }
+      const full = path.join(resultsDirOf(configStore.current), file)
+      const size = await stat(full).then(
+        (s) => s.size,
+        () => null,
+      )
+      if (size === null) throw jobsErrors.JOB_NOT_FOUND(`${job.id}: its ${format} result file is gone`)
+      return reply.type(CONTENT_TYPES[format]).header('content-length', size).send(createReadStream(full))
+    },
+  )
+
+  const eventsDoc = {
+    summary: "A job's progress as server-sent events, until it ends.",
+    content: textResponse(
+      'text/event-stream',
+      'Events queued, active, progress, then completed, failed or cancelled.',
+    ),
+    errors: [401, 403, 404],
+  }
+  app.get(
+    '/jobs/:id/events',
+    { schema: { params: JobParamsSchema }, config: { doc: eventsDoc } },
+    async (request, reply) => {
+      const jobs = backend()
+      const queue: JobEvent[] = []
+      let wake: (() => void) | null = null
+      // Subscribed before the first read, so nothing that happens between the two is missed.
+      const unsubscribe = jobs.subscribe(request.params.id, (event) => {
+        queue.push(event)
+        wake?.()
+      })
+      let job: JobRecord
+      try {
+        job = await found(request.params.id)
+      } catch (error) {
+        unsubscribe()
+        throw error
+      }
+      reply.hijack()
+      const raw = reply.raw
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+      })
+      streams.add(raw)
+      const send = (event: JobEvent) =>
+        raw.write(`event: ${event.type}\ndata: ${JSON.stringify(shown(event.job))}\n\n`)
+      const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS)
+      let ended = false
+      raw.on('close', () => {
+        ended = true
+        wake?.()
+      })
+      try {
+        // The state now first: a client that connects late still learns where the job is.
+        send({ type: job.state, job })
+        let last = job.state
+        while (!ended && !isFinal(last)) {
+          if (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve))
+          wake = null
+          for (const event of queue.splice(0)) {
+            send(event)
+            last = event.job.state
+            if (isFinal(last)) break
+          }
+        }
+      } finally {
+        clearInterval(heartbeat)
+        unsubscribe()
+        streams.delete(raw)
+        raw.end()
+      }
+    },
+  )
 })
 
 /**

@@ -3,6 +3,7 @@
  * audio file in it), `glob` (one job per match) or `url`, or a multipart form whose `file` part is the audio
  * (spooled under `jobs.resultsDir`). Every other field is checked here, with the field named in the error.
  */
+
 import { randomBytes } from 'node:crypto'
 import { mkdir, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -10,6 +11,7 @@ import type { FastifyRequest } from 'fastify'
 import type { DictumConfig } from '../../config/schema.ts'
 import { errors } from '../../errors/catalogue.ts'
 import { audioFromRequest } from '../../http/audio-request.ts'
+import { jobsErrors } from '../../jobs/errors.ts'
 import { audioFilesIn, globFiles, hasWildcard } from '../../jobs/file-match.ts'
 import { resultsDirOf, spoolDirOf } from '../../jobs/paths.ts'
 import {
@@ -108,7 +110,7 @@ function single(input: JobInput, options: CommonFields): Submission {
  * returns the same jobs (and a file added to the folder since gets a job of its own).
  */
 function batch(files: string[], what: string, options: CommonFields): Submission {
-  if (files.length === 0) throw errors.JOB_NO_FILES(what)
+  if (files.length === 0) throw jobsErrors.JOB_NO_FILES(what)
   const batchId = `batch_${randomBytes(10).toString('hex')}`
   const specs = files.map(
     (file): JobSpec => ({

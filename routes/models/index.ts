@@ -62,6 +62,21 @@ export const modelPullRoutes = routePlugin('model-pull', async (app) => {
         querystring: PullQuerySchema,
         response: { 200: PullResultSchema },
       },
+      config: {
+        doc: {
+          summary:
+            'Download, check and install a catalog model; server-sent events of its progress with Accept: text/event-stream.',
+          content: {
+            description:
+              'JSON when the pull is over; or (Accept: text/event-stream) the events start, progress (phase, receivedBytes, totalBytes, bytesPerSecond, etaSeconds), then done (this JSON) or error (an error body with its status).',
+            content: {
+              'application/json': { schema: PullResultSchema },
+              'text/event-stream': { schema: Type.String() },
+            },
+          },
+          errors: [401, 403, 404, 502, 503],
+        },
+      },
     },
     async (request, reply) => {
       const { id } = request.params

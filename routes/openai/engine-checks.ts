@@ -4,9 +4,10 @@
  * that have them (a 400 naming the engines that do), keywords on an engine without custom words are
  * accepted and reported as not applied (the `X-Dictum-Not-Applied` header).
  */
-import { errors } from '../../errors/catalogue.ts'
+
 import type { AcquiredEngine, EngineRegistry } from '../../kernel/registry.ts'
 import { enginesWithLogprobs } from '../../transcription/logprobs.ts'
+import { openaiErrors } from './error-codes.ts'
 
 /** The response header naming fields a request sent that the engine did not use, comma-separated. */
 export const NOT_APPLIED_HEADER = 'x-dictum-not-applied'
@@ -37,13 +38,13 @@ export async function checkEngine(
   registry: EngineRegistry,
 ): Promise<string[]> {
   if (asks.translate && !engine.capabilities.translate) {
-    throw errors.TRANSLATION_UNSUPPORTED(
+    throw openaiErrors.TRANSLATION_UNSUPPORTED(
       `${engine.displayName} transcribes only. Engines that translate: ${await enginesThatCan(registry, 'translate')} (sherpa-onnx with a Whisper model, remote with translate: true).`,
       { extra: { param: 'model' } },
     )
   }
   if (asks.logprobs && !engine.capabilities.logprobs) {
-    throw errors.LOGPROBS_UNSUPPORTED(
+    throw openaiErrors.LOGPROBS_UNSUPPORTED(
       `${engine.displayName} gives no token or word confidences. Engines that do: ${await enginesThatCan(registry, 'logprobs')}.`,
       { extra: { param: 'include' } },
     )

@@ -5,7 +5,9 @@
  * models). Errors use OpenAI's shape. Multipart parsing is
  * registered here only.
  */
+
 import multipart from '@fastify/multipart'
+import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errors } from '../../errors/catalogue.ts'
 import { clientGoneSignal } from '../../http/client-signal.ts'
@@ -18,12 +20,19 @@ import { requestWords } from '../../transcription/custom-words.ts'
 import { TextDeltas } from '../../transcription/deltas.ts'
 import type { Transcript } from '../../transcription/service.ts'
 import { checkEngine, NOT_APPLIED_HEADER } from './engine-checks.ts'
+import { openaiErrors } from './error-codes.ts'
 import { openAiErrorHandler } from './errors.ts'
 import { formLimit, readTranscriptionForm } from './form.ts'
 import { listModelEntries } from './models.ts'
 import { transcriptionParams } from './params.ts'
 import { doneEvent, formatTranscript } from './responses.ts'
-import { ModelEntrySchema, ModelListSchema, OpenAiErrorSchema } from './schemas.ts'
+import {
+  ModelEntrySchema,
+  ModelListSchema,
+  OpenAiErrorSchema,
+  TranscriptionFormSchema,
+  VerboseTranscriptionSchema,
+} from './schemas.ts'
 import { TranscriptEventStream } from './stream.ts'
 
 /** 413 from Content-Length before reading anything, as on every other audio upload. */
@@ -105,18 +114,53 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
       return reply.type(formatted.contentType).send(formatted.body)
     }
 
-  const upload = { onRequest: [rejectOversized(configStore), uploads.claim] }
-  app.post('/audio/transcriptions', upload, handle('transcribe'))
-  app.post('/audio/translations', upload, handle('translate'))
+  const upload = (summary: string) => ({
+    onRequest: [rejectOversized(configStore), uploads.claim],
+    config: {
+      doc: {
+        summary,
+        body: { content: { 'multipart/form-data': { schema: TranscriptionFormSchema } } },
+        success: Type.Union([Type.Object({ text: Type.String() }), VerboseTranscriptionSchema]),
+        errors: [400, 401, 403, 404, 413, 500, 503, 504],
+        openAiErrors: true,
+        textResponses: ['text/plain', 'application/x-subrip', 'text/vtt'],
+      },
+    },
+  })
+  app.post(
+    '/audio/transcriptions',
+    upload("OpenAI's transcription API (multipart form)."),
+    handle('transcribe'),
+  )
+  app.post(
+    '/audio/translations',
+    upload("OpenAI's translation API (multipart form): English text, from engines that translate."),
+    handle('translate'),
+  )
 
-  app.get('/models', { schema: { response: { 200: ModelListSchema } } }, async () => ({
-    object: 'list' as const,
-    data: await listModelEntries(engines, models, startedAt),
-  }))
+  app.get(
+    '/models',
+    {
+      schema: { response: { 200: ModelListSchema } },
+      config: {
+        doc: {
+          summary: "OpenAI's model list: OpenAI's names, engines and catalog models.",
+          errors: [401, 403],
+        },
+      },
+    },
+    async () => ({
+      object: 'list' as const,
+      data: await listModelEntries(engines, models, startedAt),
+    }),
+  )
 
   app.get<{ Params: { id: string } }>(
     '/models/:id',
-    { schema: { response: { 200: ModelEntrySchema, 404: OpenAiErrorSchema } } },
+    {
+      schema: { response: { 200: ModelEntrySchema, 404: OpenAiErrorSchema } },
+      config: { doc: { summary: 'One model.', errors: [401, 403, 404], openAiErrors: true } },
+    },
     async (request) => {
       const entries = await listModelEntries(engines, models, startedAt)
       const found = entries.find((entry) => entry.id === request.params.id)
@@ -133,6 +177,7 @@ export const openaiRoutes = routePlugin('openai', async (app) => {
 /** OpenAI's transcription API and model list, on the transcription service. */
 export const openaiFeature: Feature = {
   name: 'openai',
+  errors: openaiErrors.table,
   dependencies: ['transcribe', 'history', 'models', 'dictionary'],
   routes: { prefix: '/v1', plugin: openaiRoutes },
 }

@@ -4,8 +4,10 @@
  * `known_speaker_names[]`, `known_speaker_references[]`), checked as OpenAI checks them. What dictum does
  * with each is in docs/openai-api.md.
  */
+
 import { errors } from '../../errors/catalogue.ts'
 import type { VadTuning } from '../../vad/vad-segmenter.ts'
+import { openaiErrors } from './error-codes.ts'
 
 /** Bounds named where the data enters: a request's keywords join the engine's hotword list. */
 export const MAX_KEYWORDS = 100
@@ -136,11 +138,13 @@ export function parseChunking(fields: Map<string, string[]>): VadTuning | null {
 export function refuseDiarization(fields: Map<string, string[]>): void {
   for (const name of ['known_speaker_names', 'known_speaker_references']) {
     if ((fields.get(name) ?? []).length > 0) {
-      throw errors.DIARIZATION_UNSUPPORTED(`${name}[] needs speaker diarization`, { extra: { param: name } })
+      throw openaiErrors.DIARIZATION_UNSUPPORTED(`${name}[] needs speaker diarization`, {
+        extra: { param: name },
+      })
     }
   }
   if (fields.get('response_format')?.[0]?.trim() === 'diarized_json') {
-    throw errors.DIARIZATION_UNSUPPORTED('response_format "diarized_json" needs speaker diarization', {
+    throw openaiErrors.DIARIZATION_UNSUPPORTED('response_format "diarized_json" needs speaker diarization', {
       extra: { param: 'response_format' },
     })
   }

@@ -63,3 +63,33 @@ export const OpenAiErrorSchema = Type.Object({
     { additionalProperties: true },
   ),
 })
+
+/** The multipart form of the transcription and translation routes, as the OpenAPI document shows it. */
+export const TranscriptionFormSchema = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'The audio file (one file part).' }),
+    model: Type.String({
+      description:
+        'An engine id, an installed catalog model, or an OpenAI name such as gpt-transcribe (the active one).',
+    }),
+    language: Type.Optional(Type.String()),
+    prompt: Type.Optional(Type.String()),
+    response_format: Type.Optional(Type.Union(RESPONSE_FORMATS.map((f) => Type.Literal(f)))),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    'timestamp_granularities[]': Type.Optional(
+      Type.Array(Type.Union([Type.Literal('word'), Type.Literal('segment')])),
+    ),
+    'keywords[]': Type.Optional(Type.Array(Type.String(), { description: 'Custom words of this request.' })),
+    'languages[]': Type.Optional(
+      Type.Array(Type.String(), { description: 'Languages the audio may be in.' }),
+    ),
+    'include[]': Type.Optional(Type.Array(Type.Literal('logprobs'))),
+    chunking_strategy: Type.Optional(
+      Type.String({
+        description: '"auto", or a server_vad object (JSON, or chunking_strategy[field] fields).',
+      }),
+    ),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  { required: ['file', 'model'] },
+)

@@ -4,21 +4,17 @@
  * (their querystring and response schemas), served at `GET /v1/openapi.json` and browsable at `/v1/docs`
  * (Swagger UI), behind the same guard and token as every route.
  *
- * Several routes parse their bodies themselves (three input modes for audio, exact error messages from the
- * contract), so Fastify does not validate a `body` schema for them; their request bodies, and the error
- * responses every route can give, are documented here, one table for all, and merged into each operation
- * when the document is generated (never into validation).
+ * Each route documents itself (`config.doc`, http/route-doc.ts): its summary, the error statuses it answers,
+ * and the request body of a route that parses its body itself (Fastify validates no `body` schema there).
+ * The document merges them into each operation when it is generated (never into validation), with the
+ * error bodies below.
  */
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { type TSchema, Type } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
-import { HistoryEntrySchema } from '../../history/schemas.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { readVersion } from '../../lib/version.ts'
-import { SettingsPatchSchema } from '../../settings/schemas.ts'
-import { PullResultSchema } from '../models/index.ts'
-import { VerboseTranscriptionSchema } from '../openai/schemas.ts'
 
 /** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */
 const ErrorBody = Type.Object(
@@ -57,282 +53,6 @@ const STATUS_TEXT: Record<number, string> = {
   504: 'The speech engine timed out.',
 }
 
-const Binary = Type.String({ format: 'binary' })
-
-const AudioJson = Type.Object(
-  {
-    path: Type.Optional(Type.String({ description: 'Absolute path of an audio file on this machine.' })),
-    audioBase64: Type.Optional(Type.String({ description: 'The audio file, base64.' })),
-    filename: Type.Optional(Type.String({ description: 'Name of the file (its extension helps decoding).' })),
-    language: Type.Optional(
-      Type.String({ description: 'Language hint (ISO 639-1) for engines that take one.' }),
-    ),
-    prompt: Type.Optional(Type.String({ description: 'Context text for engines that take one.' })),
-  },
-  { description: 'Mode A: a path; mode B: base64. A non-empty `path` wins.' },
-)
-
-const audioBody = (extra: Record<string, TSchema> = {}) => ({
-  content: {
-    'application/json': { schema: Type.Composite([AudioJson, Type.Object(extra)]) },
-    'audio/*': { schema: Binary },
-    'application/octet-stream': { schema: Binary },
-  },
-})
-
-const Replacement = Type.Object({
-  id: Type.Optional(Type.String({ format: 'uuid' })),
-  triggers: Type.Array(Type.String(), { minItems: 1 }),
-  replacement: Type.String(),
-})
-const CustomWord = Type.Object({
-  id: Type.Optional(Type.String({ format: 'uuid' })),
-  text: Type.String(),
-  weight: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
-  aliases: Type.Optional(Type.Array(Type.String())),
-})
-const jsonBody = (schema: TSchema) => ({ content: { 'application/json': { schema } } })
-const writeBody = (entry: TSchema) => ({
-  content: {
-    'application/json': {
-      schema: Type.Union([
-        entry,
-        Type.Object({
-          mode: Type.Optional(Type.Union([Type.Literal('append'), Type.Literal('replace')])),
-          entries: Type.Array(entry),
-        }),
-      ]),
-    },
-  },
-})
-
-const TranscriptionForm = Type.Object(
-  {
-    file: Type.String({ format: 'binary', description: 'The audio file (one file part).' }),
-    model: Type.String({
-      description:
-        'An engine id, an installed catalog model, or an OpenAI name such as gpt-transcribe (the active one).',
-    }),
-    language: Type.Optional(Type.String()),
-    prompt: Type.Optional(Type.String()),
-    response_format: Type.Optional(
-      Type.Union(['json', 'text', 'srt', 'verbose_json', 'vtt'].map((f) => Type.Literal(f))),
-    ),
-    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    'timestamp_granularities[]': Type.Optional(
-      Type.Array(Type.Union([Type.Literal('word'), Type.Literal('segment')])),
-    ),
-    'keywords[]': Type.Optional(Type.Array(Type.String(), { description: 'Custom words of this request.' })),
-    'languages[]': Type.Optional(
-      Type.Array(Type.String(), { description: 'Languages the audio may be in.' }),
-    ),
-    'include[]': Type.Optional(Type.Array(Type.Literal('logprobs'))),
-    chunking_strategy: Type.Optional(
-      Type.String({
-        description: '"auto", or a server_vad object (JSON, or chunking_strategy[field] fields).',
-      }),
-    ),
-    stream: Type.Optional(Type.Boolean()),
-  },
-  { required: ['file', 'model'] },
-)
-
-interface RouteDoc {
-  summary: string
-  /** The success body, for a route whose handler answers several formats (no response schema to compile). */
-  success?: TSchema
-  body?: unknown
-  errors: number[]
-  /** Errors in OpenAI's shape instead of dictum's. */
-  openAiErrors?: boolean
-  /** Extra 200 content types (text formats). */
-  textResponses?: string[]
-  /** The whole 200 response, for a route that answers something other than JSON (or several formats). */
-  content?: unknown
-}
-
-/** A 200 response of one non-JSON content type. */
-const textResponse = (type: string, description: string) => ({
-  description,
-  content: { [type]: { schema: Type.String() } },
-})
-
-/** Per route: what the document says beyond the route's own schemas. */
-const ROUTES: Record<string, RouteDoc> = {
-  'GET /v1/health': { summary: 'Liveness and version (answered without the token).', errors: [403] },
-  'GET /v1/openapi.json': { summary: 'This OpenAPI document.', errors: [401, 403] },
-  'GET /v1/dictionary/replacements': { summary: 'List replacement rules.', errors: [401, 403] },
-  'POST /v1/dictionary/replacements': {
-    summary: 'Add, update or replace replacement rules (one transaction).',
-    body: writeBody(Replacement),
-    errors: [400, 401, 403, 413],
-  },
-  'GET /v1/dictionary/custom-words': { summary: 'List custom words.', errors: [401, 403] },
-  'POST /v1/dictionary/custom-words': {
-    summary: 'Add, update or replace custom words (one transaction).',
-    body: writeBody(CustomWord),
-    errors: [400, 401, 403, 413],
-  },
-  'PATCH /v1/dictionary/replacements/{id}': {
-    summary: 'Edit one replacement rule (omitted fields keep their value); answers the full list.',
-    body: jsonBody(Type.Partial(Type.Omit(Replacement, ['id']))),
-    errors: [400, 401, 403, 404, 413],
-  },
-  'DELETE /v1/dictionary/replacements/{id}': {
-    summary: 'Delete one replacement rule; answers the full list.',
-    errors: [401, 403, 404],
-  },
-  'PATCH /v1/dictionary/custom-words/{id}': {
-    summary: 'Edit one custom word (omitted fields keep their value); answers the full list.',
-    body: jsonBody(Type.Partial(Type.Omit(CustomWord, ['id']))),
-    errors: [400, 401, 403, 404, 413],
-  },
-  'DELETE /v1/dictionary/custom-words/{id}': {
-    summary: 'Delete one custom word; answers the full list.',
-    errors: [401, 403, 404],
-  },
-  'GET /v1/history': {
-    summary: 'Recent dictations, newest first; search, filters and cursor paging (extensions).',
-    errors: [400, 401, 403],
-  },
-  'DELETE /v1/history': {
-    summary: 'Delete the whole history: needs ?confirm=true.',
-    errors: [400, 401, 403],
-  },
-  'DELETE /v1/history/{id}': { summary: 'Delete one history entry.', errors: [401, 403, 404] },
-  'GET /v1/history/export': {
-    summary: 'Download the history (the same filters as the list) as JSON, CSV or Markdown, streamed.',
-    content: {
-      description: 'An attachment (Content-Disposition) in the requested format.',
-      content: {
-        'application/json': {
-          schema: Type.Object({
-            exportedAt: Type.String({ format: 'date-time' }),
-            items: Type.Array(HistoryEntrySchema),
-          }),
-        },
-        'text/csv': { schema: Type.String() },
-        'text/markdown': { schema: Type.String() },
-      },
-    },
-    errors: [400, 401, 403],
-  },
-  'POST /v1/transcribe': {
-    summary: 'Transcribe audio: a path, base64, or the raw bytes.',
-    body: audioBody(),
-    errors: [400, 401, 403, 413, 500, 502, 503, 504],
-  },
-  'POST /v1/dictate': {
-    summary: 'The whole dictation: transcribe, replacements, AI clean-up, history.',
-    body: audioBody({
-      appName: Type.Optional(Type.String()),
-      windowTitle: Type.Optional(Type.String()),
-    }),
-    errors: [400, 401, 403, 413, 500, 502, 503, 504],
-  },
-  'POST /v1/postprocess': {
-    summary: 'Run text through the configured AI clean-up.',
-    body: {
-      content: {
-        'application/json': { schema: Type.Object({ text: Type.String() }) },
-        'text/plain': { schema: Type.String() },
-      },
-    },
-    errors: [400, 401, 403, 413],
-  },
-  'GET /v1/engines': { summary: 'Speech engines, their status and capabilities.', errors: [401, 403] },
-  'GET /v1/settings': {
-    summary: 'The settings a page may change: engine, AI provider, history on or off.',
-    errors: [401, 403],
-  },
-  'PATCH /v1/settings': {
-    summary:
-      'Change the engine, the AI provider or history on/off: written to the config file, applied live.',
-    body: jsonBody(SettingsPatchSchema),
-    errors: [400, 401, 403, 409, 413, 500],
-  },
-  'POST /v1/audio/transcriptions': {
-    summary: "OpenAI's transcription API (multipart form).",
-    body: { content: { 'multipart/form-data': { schema: TranscriptionForm } } },
-    success: Type.Union([Type.Object({ text: Type.String() }), VerboseTranscriptionSchema]),
-    errors: [400, 401, 403, 404, 413, 500, 503, 504],
-    openAiErrors: true,
-    textResponses: ['text/plain', 'application/x-subrip', 'text/vtt'],
-  },
-  'POST /v1/audio/translations': {
-    summary: "OpenAI's translation API (multipart form): English text, from engines that translate.",
-    body: { content: { 'multipart/form-data': { schema: TranscriptionForm } } },
-    success: Type.Union([Type.Object({ text: Type.String() }), VerboseTranscriptionSchema]),
-    errors: [400, 401, 403, 404, 413, 500, 503, 504],
-    openAiErrors: true,
-    textResponses: ['text/plain', 'application/x-subrip', 'text/vtt'],
-  },
-  'GET /v1/models': {
-    summary: "OpenAI's model list: OpenAI's names, engines and catalog models.",
-    errors: [401, 403],
-  },
-  'GET /v1/models/{id}': { summary: 'One model.', errors: [401, 403, 404], openAiErrors: true },
-  'POST /v1/models/{id}/pull': {
-    summary:
-      'Download, check and install a catalog model; server-sent events of its progress with Accept: text/event-stream.',
-    content: {
-      description:
-        'JSON when the pull is over; or (Accept: text/event-stream) the events start, progress (phase, receivedBytes, totalBytes, bytesPerSecond, etaSeconds), then done (this JSON) or error (an error body with its status).',
-      content: {
-        'application/json': { schema: PullResultSchema },
-        'text/event-stream': { schema: Type.String() },
-      },
-    },
-    errors: [401, 403, 404, 502, 503],
-  },
-  'POST /v1/jobs': {
-    summary: 'Queue transcription jobs: a file, folder, glob or URL (JSON), or an upload (form).',
-    body: {
-      content: {
-        'application/json': {
-          schema: Type.Object({
-            path: Type.Optional(Type.String()),
-            glob: Type.Optional(Type.String()),
-            url: Type.Optional(Type.String()),
-            formats: Type.Optional(Type.Array(Type.String())),
-            priority: Type.Optional(Type.Integer({ minimum: -100, maximum: 100 })),
-            idempotencyKey: Type.Optional(Type.String()),
-            language: Type.Optional(Type.String()),
-            prompt: Type.Optional(Type.String()),
-          }),
-        },
-        'multipart/form-data': { schema: Type.Object({ file: Type.String({ format: 'binary' }) }) },
-      },
-    },
-    errors: [400, 401, 403, 413, 503],
-  },
-  'GET /v1/jobs': { summary: 'Jobs, newest first, by state, a page at a time.', errors: [400, 401, 403] },
-  'GET /v1/jobs/workers': {
-    summary: 'The processes running jobs (Redis workers, or the service itself): engine, host, throughput.',
-    errors: [401, 403, 503],
-  },
-  'GET /v1/jobs/{id}': { summary: 'One job: state, progress, result or error.', errors: [401, 403, 404] },
-  'DELETE /v1/jobs/{id}': { summary: 'Cancel a job (a running one is stopped).', errors: [401, 403, 404] },
-  'GET /v1/jobs/{id}/events': {
-    summary: "A job's progress as server-sent events, until it ends.",
-    content: textResponse(
-      'text/event-stream',
-      'Events queued, active, progress, then completed, failed or cancelled.',
-    ),
-    errors: [401, 403, 404],
-  },
-  'GET /v1/jobs/{id}/result/{format}': {
-    summary: "A completed job's result file in one format.",
-    content: textResponse('text/plain', 'The result file.'),
-    errors: [400, 401, 403, 404],
-  },
-}
-
-/** The route's documentation (tests check that every route has one). */
-export function routeDoc(method: string, url: string): RouteDoc | undefined {
-  return ROUTES[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`]
-}
-
 export const openapi = fp(
   async (app) => {
     await app.register(swagger, {
@@ -354,8 +74,7 @@ export const openapi = fp(
         security: [{ bearer: [] }],
       },
       transform: ({ schema, url, route }) => {
-        const method = String(Array.isArray(route.method) ? route.method[0] : route.method)
-        const doc = routeDoc(method, url)
+        const doc = route.config?.doc
         if (!doc) return { schema, url }
         const response: Record<string, unknown> = { ...((schema?.response as object) ?? {}) }
         const ok = (response[200] ?? doc.success) as Record<string, unknown> | undefined
@@ -379,7 +98,7 @@ export const openapi = fp(
             ...schema,
             summary: doc.summary,
             ...(doc.body ? { body: doc.body } : {}),
-            ...(method === 'GET' && url === '/v1/health' ? { security: [] } : {}),
+            ...(doc.public ? { security: [] } : {}),
             response,
           },
           url,
@@ -393,6 +112,7 @@ export const openapi = fp(
         schema: {
           response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1' }) },
         },
+        config: { doc: { summary: 'This OpenAPI document.', errors: [401, 403] } },
       },
       async (_request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),

@@ -13,15 +13,18 @@
  * the connection is dropped. A client that keeps sending frames that are not events is closed after
  * {@link MAX_INVALID_FRAMES} of them (1008).
  */
+
 import { randomBytes } from 'node:crypto'
 import type { WebSocket } from 'ws'
 import type { DictumConfig } from '../../config/schema.ts'
 import { type DictumError, errors, isDictumError } from '../../errors/catalogue.ts'
 import { parseBody, parseOffThread } from '../../http/json-body/parser.ts'
+import { liveErrors } from '../../live/errors.ts'
 import type { LiveEvent, LiveService, LiveSession } from '../../live/types.ts'
 import type { ModelChoice } from '../../models/model-choice.ts'
 import { toLogprobs } from '../../transcription/logprobs.ts'
 import { languageAmong } from '../../transcription/service.ts'
+import { openaiErrors } from '../openai/error-codes.ts'
 import {
   type ClientCommand,
   DEFAULT_SERVER_VAD,
@@ -30,6 +33,7 @@ import {
   readClientEvent,
   type SessionPatch,
 } from './client-events.ts'
+import { realtimeErrors } from './error-codes.ts'
 import {
   errorEvent,
   errorObject,
@@ -197,7 +201,7 @@ export class RealtimeConnection {
     // base64 of PCM16 at the session's rate: 4 characters carry 3 bytes
     const limit = Math.ceil(((maxQueuedAudioSeconds * this.#settings.inputSampleRate * 2) / 3) * 4)
     if (this.#queuedBytes > limit) {
-      const error = errors.AUDIO_TOO_FAST(
+      const error = liveErrors.AUDIO_TOO_FAST(
         `more than ${maxQueuedAudioSeconds} s of audio wait to be processed (realtime.maxQueuedAudioSeconds); send audio at most a little faster than real time. The session is closed.`,
       )
       this.#fail(error, ...closeFor(error))
@@ -300,7 +304,7 @@ export class RealtimeConnection {
   /** `include` logprobs on an engine whose results carry no confidences: the error names those that have them. */
   async #logprobsRefused(session: LiveSession): Promise<DictumError> {
     const able = await this.#deps.enginesWithLogprobs()
-    return errors.LOGPROBS_UNSUPPORTED(
+    return openaiErrors.LOGPROBS_UNSUPPORTED(
       `${session.engine.displayName} gives no token or word confidences. Engines that do: ${able.length > 0 ? able.join(', ') : 'none is configured'}.`,
       { extra: { param: 'include' } },
     )
@@ -381,7 +385,7 @@ export class RealtimeConnection {
   }
 
   #protocolError(code: string, detail: string, param: string | null, eventId: string | null): void {
-    const { message } = errors.REALTIME_EVENT_INVALID(detail)
+    const { message } = realtimeErrors.REALTIME_EVENT_INVALID(detail)
     this.#send(errorEvent({ type: 'invalid_request_error', code, message, param, event_id: eventId }))
     if (++this.#invalidFrames > MAX_INVALID_FRAMES) {
       this.#deps.log.debug(

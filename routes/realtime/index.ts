@@ -7,15 +7,18 @@
  * offered as a subprotocol is never echoed. Sessions over `realtime.maxSessions` are refused before the
  * upgrade with 503 when that is known then, else (a race with another session) by close code 1013.
  */
+
 import websocket from '@fastify/websocket'
 import type { WebSocket } from 'ws'
 import { errorBody, errors } from '../../errors/catalogue.ts'
 import { onDraining } from '../../http/draining.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
 import type { Feature } from '../../kernel/container.ts'
+import { liveErrors } from '../../live/errors.ts'
 import { chooseModel } from '../../models/model-choice.ts'
 import { enginesWithLogprobs } from '../../transcription/logprobs.ts'
 import { RealtimeConnection } from './connection.ts'
+import { realtimeErrors } from './error-codes.ts'
 
 /** The one subprotocol answered (OpenAI's browser clients offer it beside the token). */
 export const REALTIME_SUBPROTOCOL = 'realtime'
@@ -93,7 +96,7 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       if (problem) throw errors.INVALID_REQUEST(problem)
       const { maxSessions } = configStore.current.realtime
       if (live.openSessions >= maxSessions) {
-        throw errors.TOO_MANY_SESSIONS(`${maxSessions} are open (realtime.maxSessions). Retry later.`)
+        throw liveErrors.TOO_MANY_SESSIONS(`${maxSessions} are open (realtime.maxSessions). Retry later.`)
       }
     },
     // A plain GET, without the WebSocket upgrade.
@@ -147,6 +150,7 @@ function queryProblem(query: RealtimeQuery): string | null {
 /** OpenAI's Realtime transcription sessions over a WebSocket, on the live dictation service. */
 export const realtimeFeature: Feature = {
   name: 'realtime',
+  errors: realtimeErrors.table,
   dependencies: ['live', 'models'],
   routes: { prefix: '/v1', plugin: realtimeRoutes },
 }

@@ -7,7 +7,7 @@ import path from 'node:path'
 import t from 'tap'
 import { pcmToMono } from '../../audio/pcm-convert.ts'
 import { pcm16Wav } from '../../audio/wav-encode.ts'
-import { errorCatalogue } from '../../errors/catalogue.ts'
+import { entryOf } from '../../errors/catalogue.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { expectedText } from '../fixtures/plugins/streaming-engine.ts'
 import { build, FIXTURES } from '../helpers/build.ts'
@@ -47,7 +47,7 @@ t.test(
         message: 'Too many live sessions at once: 3 are open (realtime.maxSessions). Retry later.',
       })
     }
-    t.equal(errorCatalogue.TOO_MANY_SESSIONS.retryAfterSeconds, 5, 'a Retry-After for HTTP answers')
+    t.equal(entryOf('TOO_MANY_SESSIONS')?.retryAfterSeconds, 5, 'a Retry-After for HTTP answers')
     t.equal(live.openSessions, 3)
     await sessions[0]!.close()
     t.equal(live.openSessions, 2, 'closing frees a place')
