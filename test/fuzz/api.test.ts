@@ -53,7 +53,12 @@ const PULL_PATH = /^\/v1\/models\/[^/]+\/pull$/
  * The not-found answers of the routes that act on one stored entry: the run deletes and replaces what they
  * look for, so such an answer counts as the route's handler having served the request.
  */
-const ENTRY_NOT_FOUND = new Set(['REPLACEMENT_NOT_FOUND', 'CUSTOM_WORD_NOT_FOUND', 'HISTORY_ENTRY_NOT_FOUND'])
+const ENTRY_NOT_FOUND = new Set([
+  'REPLACEMENT_NOT_FOUND',
+  'CUSTOM_WORD_NOT_FOUND',
+  'HISTORY_ENTRY_NOT_FOUND',
+  'JOB_NOT_FOUND',
+])
 /** The translation route's own refusal: no engine of the fuzz app translates, so this is the route serving. */
 const ROUTE_REFUSAL = 'translation_unsupported'
 
@@ -185,13 +190,15 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   )
   for (const [i, id] of FUZZ_IDS.history.entries())
     insert.run(id, 1_700_000_000_000 + i, `word ${i}`, `word ${i}`)
-  // A job the routes by id can find, completed with its json result (the run's valid submissions reuse its key).
+  // A job the routes by id can find, completed with a result in every format the run asks for (the run's
+  // valid submissions reuse its key): a result route asked for a format the job did not make is refused,
+  // and a run on a busy machine may send too few requests to hit the one format otherwise.
   const submitted = await fetch(`http://127.0.0.1:${port}/v1/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       path: path.join(audioFixturesDir, 'goforward.wav'),
-      formats: ['json'],
+      formats: ['json', 'text', 'srt', 'vtt', 'verbose_json'],
       idempotencyKey: 'fuzz',
     }),
   })

@@ -506,7 +506,12 @@ function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: s
       return json(settingsBody(rng, payloads))
     case 'POST /v1/jobs': {
       // A fixed idempotency key: a valid submission answers the job the test made (200), not a new one.
-      const valid = { path: FIXTURE_WAV, formats: ['json'], priority: 0, idempotencyKey: 'fuzz' }
+      const valid = {
+        path: FIXTURE_WAV,
+        formats: ['json', 'text', 'srt', 'vtt', 'verbose_json'],
+        priority: 0,
+        idempotencyKey: 'fuzz',
+      }
       return json(rng.chance(0.3) ? valid : mutate(rng, valid, payloads, 1000))
     }
     case 'POST /v1/postprocess':
