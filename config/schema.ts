@@ -157,6 +157,23 @@ export const HistorySchema = Type.Object(
       description: 'Oldest entries beyond this are removed.',
     }),
     recordTranscribe: Type.Boolean({ default: false, description: 'Also record /v1/transcribe results.' }),
+    keepAudio: Type.Boolean({
+      default: true,
+      description:
+        'Keep the audio of each dictation (/v1/dictate, live utterances, `dictum dictate`) with its entry, as FLAC: it plays back and lets corrections be replayed (learning).',
+    }),
+    audioRetentionDays: Type.Integer({
+      minimum: 0,
+      default: 30,
+      description:
+        'Kept audio older than this many days is deleted (the entry stays); 0 keeps it until the entry goes.',
+    }),
+    audioMaxMb: Type.Number({
+      minimum: 0,
+      default: 1024,
+      description:
+        'The kept audio of all entries together stays under this many MB: the oldest recordings go first.',
+    }),
   },
   { additionalProperties: false, default: {} },
 )

@@ -68,6 +68,11 @@ const catalogue = {
     status: 404,
     message: (d) => `History entry not found: no entry has the id ${d}.`,
   },
+  HISTORY_AUDIO_NOT_FOUND: {
+    status: 404,
+    message: (d) => `No recording is kept for the history entry ${d}.`,
+  },
+  INVALID_CORRECTION: { status: 400, message: (d) => `Invalid correction: ${d}` },
   HISTORY_CLEAR_UNCONFIRMED: {
     status: 400,
     message: 'Deleting the whole history needs confirmation: send DELETE /v1/history?confirm=true.',

@@ -4,6 +4,7 @@
  */
 import { Readable } from 'node:stream'
 import { asClass, asFunction } from 'awilix'
+import { RECORDING_FORMAT } from '../../audio/recording-encoder.ts'
 import { errors } from '../../errors/catalogue.ts'
 import { EXPORT_FORMATS, EXPORT_WRITERS, type ExportFormat } from '../../history/export.ts'
 import { historyMigrations } from '../../history/migrations.ts'
@@ -11,6 +12,7 @@ import { parseCursor, parseHistoryFilter } from '../../history/query.ts'
 import {
   HistoryClearQuerySchema,
   HistoryDeletedSchema,
+  type HistoryEntry,
   HistoryExportQuerySchema,
   HistoryIdParamsSchema,
   HistoryListSchema,
@@ -24,6 +26,10 @@ type Query = Record<string, unknown>
 
 export const historyRoutes = routePlugin('history', async (app) => {
   const { history } = app.dictum
+  const withRecording = (entry: HistoryEntry) => ({
+    ...entry,
+    audio: entry.hasAudio ? history.audio(entry.id).toString('base64') : null,
+  })
   app.get(
     '/history',
     { schema: { querystring: HistoryQuerySchema, response: { 200: HistoryListSchema } } },
@@ -53,12 +59,29 @@ export const historyRoutes = routePlugin('history', async (app) => {
     },
   )
 
+  app.get<{ Params: { id: string } }>(
+    '/history/:id/audio',
+    { schema: { params: HistoryIdParamsSchema } },
+    async (request, reply) => {
+      const data = history.audio(request.params.id)
+      return reply
+        .type(RECORDING_FORMAT.contentType)
+        .header(
+          'Content-Disposition',
+          `inline; filename="${request.params.id}.${RECORDING_FORMAT.extension}"`,
+        )
+        .header('Cache-Control', 'no-store')
+        .send(data)
+    },
+  )
+
   app.get(
     '/history/export',
     { schema: { querystring: HistoryExportQuerySchema } },
     async (request, reply) => {
       const query = request.query as Query
       const format = exportFormat(query.format)
+      const withAudio = exportAudio(query.audio, format)
       const filter = parseHistoryFilter(query)
       const writer = EXPORT_WRITERS[format]
       const exportedAt = new Date()
@@ -67,7 +90,7 @@ export const historyRoutes = routePlugin('history', async (app) => {
         yield writer.start(exportedAt)
         let index = 0
         for (const page of history.pages(filter)) {
-          yield page.map((entry) => writer.entry(entry, index++)).join('')
+          yield page.map((entry) => writer.entry(withAudio ? withRecording(entry) : entry, index++)).join('')
         }
         yield writer.end()
       }
@@ -79,6 +102,15 @@ export const historyRoutes = routePlugin('history', async (app) => {
     },
   )
 })
+
+/** `audio=true` (JSON only): each entry carries its recording, base64 FLAC (null when none is kept). */
+function exportAudio(raw: unknown, format: ExportFormat): boolean {
+  const value = Array.isArray(raw) ? raw[0] : raw
+  if (value === undefined || value === '' || value === 'false') return false
+  if (value !== 'true') throw errors.INVALID_HISTORY_QUERY('audio must be true or false.')
+  if (format !== 'json') throw errors.INVALID_HISTORY_QUERY('audio=true needs format=json.')
+  return true
+}
 
 function exportFormat(raw: unknown): ExportFormat {
   const value = Array.isArray(raw) ? raw[0] : raw
