@@ -178,6 +178,37 @@ export const HistorySchema = Type.Object(
   { additionalProperties: false, default: {} },
 )
 
+export const LearningSchema = Type.Object(
+  {
+    autoAccept: Type.Boolean({
+      default: false,
+      description:
+        'Accept a suggestion learned from corrections on its own when its replay fixes at least one recording and breaks none.',
+    }),
+    replaySample: Type.Integer({
+      minimum: 0,
+      maximum: 200,
+      default: 10,
+      description:
+        'Replay checks a suggestion on its own recordings and on at most this many other recordings (newest first), to catch what it would break.',
+    }),
+    replayMaxSeconds: Type.Number({
+      minimum: 1,
+      default: 300,
+      description:
+        'A replay stops after this long (the recordings left are not checked; `complete` says so).',
+    }),
+    pronunciations: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "Pronunciation dictionary (CMUdict format) that tells a mishearing from a rewrite; default: the pocketsphinx model's, else espeak-ng.",
+      }),
+    ),
+  },
+  { additionalProperties: false, default: {} },
+)
+
 export const RealtimeSchema = Type.Object(
   {
     maxSessions: Type.Integer({
@@ -406,6 +437,7 @@ export const ConfigSchema = Type.Object(
     models: ModelsSchema,
     ai: AiSchema,
     history: HistorySchema,
+    learning: LearningSchema,
     realtime: RealtimeSchema,
     wyoming: WyomingSchema,
     web: WebSchema,

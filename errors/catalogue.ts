@@ -73,9 +73,24 @@ const catalogue = {
     message: (d) => `No recording is kept for the history entry ${d}.`,
   },
   INVALID_CORRECTION: { status: 400, message: (d) => `Invalid correction: ${d}` },
+  INVALID_CORRECTION_JSON: { status: 400, message: 'Invalid correction: the body is not valid JSON.' },
   HISTORY_CLEAR_UNCONFIRMED: {
     status: 400,
     message: 'Deleting the whole history needs confirmation: send DELETE /v1/history?confirm=true.',
+  },
+
+  // Learning from corrections
+  SUGGESTION_NOT_FOUND: {
+    status: 404,
+    message: (d) => `Suggestion not found: no suggestion has the id ${d}.`,
+  },
+  SUGGESTION_NOT_PENDING: {
+    status: 409,
+    message: (d) => `The suggestion is ${d}: only a pending suggestion can be accepted or dismissed.`,
+  },
+  REPLAY_NO_RECORDINGS: {
+    status: 409,
+    message: (d) => `Nothing to replay: ${d}`,
   },
 
   // Transcription input

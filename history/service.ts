@@ -142,6 +142,12 @@ export class HistoryService {
       clear: db.prepare('DELETE FROM history'),
       remove: db.prepare<[string]>('DELETE FROM history WHERE id = ?'),
       byId: db.prepare<[string]>(`SELECT ${COLUMNS} FROM history WHERE id = ?`),
+      recorded: db.prepare<{ engine: string | null; limit: number }>(
+        `SELECT ${COLUMNS} FROM history
+         WHERE EXISTS (SELECT 1 FROM history_audio WHERE history_audio.entry_id = history.id)
+           AND (@engine IS NULL OR engine = @engine)
+         ORDER BY timestamp_ms DESC, seq DESC LIMIT @limit`,
+      ),
       correct: db.prepare<[string | null, string]>('UPDATE history SET corrected_text = ? WHERE id = ?'),
     }
     this.#audio = new HistoryAudioStore(db)
@@ -250,6 +256,11 @@ export class HistoryService {
     const changed = await writeTransaction(this.#db, () => this.#statements.correct.run(text, key).changes)
     if (changed === 0) throw notFound(id)
     return this.get(key)
+  }
+
+  /** The newest entries with a kept recording (of this engine's, when given), at most `limit`. */
+  recorded(limit: number, engine: string | null = null): HistoryEntry[] {
+    return (this.#statements.recorded.all({ engine, limit }) as Row[]).map(toEntry)
   }
 
   /** Deletes recordings past `history.audioRetentionDays` and over `history.audioMaxMb` now. */
