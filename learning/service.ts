@@ -37,6 +37,8 @@ export class LearningService {
   #pronouncer: { file: string; pronouncer: Pronouncer } | null = null
   /** Replays run one at a time: they are background work, dictation goes first. */
   #replaying: Promise<unknown> = Promise.resolve()
+  /** Auto-accepts running (replay, then accept). */
+  readonly #background = new Set<Promise<void>>()
 
   constructor(deps: Deps) {
     this.#deps = deps
@@ -118,7 +120,7 @@ export class LearningService {
 
   /** Waits for the replays started so far (tests, closing). */
   async idle(): Promise<void> {
-    await this.#replaying
+    await Promise.all([this.#replaying, ...this.#background])
   }
 
   #pending(id: string): Suggestion {
@@ -129,7 +131,7 @@ export class LearningService {
 
   /** `learning.autoAccept`: replayed in the background, accepted when it fixes one or more and breaks none. */
   #autoAccept(id: string): void {
-    this.replay(id)
+    const work = this.replay(id)
       .then(async (replayed) => {
         const { replay } = replayed
         if (replay && replay.fixed > 0 && replay.broken === 0 && replayed.state === 'pending') {
@@ -143,6 +145,8 @@ export class LearningService {
           'auto-accept replay failed',
         ),
       )
+    this.#background.add(work)
+    void work.finally(() => this.#background.delete(work))
   }
 
   async #takesCustomWords(engine: string | null): Promise<boolean> {

@@ -15,6 +15,7 @@ import { type TSchema, Type } from '@sinclair/typebox'
 import fp from 'fastify-plugin'
 import { HistoryEntrySchema } from '../../history/schemas.ts'
 import type { Feature } from '../../kernel/container.ts'
+import { CorrectionBodySchema } from '../../learning/schemas.ts'
 import { readVersion } from '../../lib/version.ts'
 import { SettingsPatchSchema } from '../../settings/schemas.ts'
 import { PullResultSchema } from '../models/index.ts'
@@ -200,6 +201,35 @@ const ROUTES: Record<string, RouteDoc> = {
     errors: [400, 401, 403],
   },
   'DELETE /v1/history/{id}': { summary: 'Delete one history entry.', errors: [401, 403, 404] },
+  'GET /v1/history/{id}/audio': {
+    summary: "Play back the entry's kept recording (FLAC); 404 when none is kept.",
+    content: {
+      description: 'The recording, 16 kHz mono FLAC.',
+      content: { 'audio/flac': { schema: Type.String({ format: 'binary' }) } },
+    },
+    errors: [401, 403, 404],
+  },
+  'POST /v1/history/{id}/correction': {
+    summary: 'Store the text the user kept; answers the entry and the suggestions the correction made.',
+    body: jsonBody(CorrectionBodySchema),
+    errors: [400, 401, 403, 404, 413],
+  },
+  'GET /v1/dictionary/suggestions': {
+    summary: 'Suggestions learned from corrections, with their replay figures.',
+    errors: [401, 403],
+  },
+  'POST /v1/dictionary/suggestions/{id}/replay': {
+    summary: 'Transcribe the kept recordings again with the suggestion; answers it with `replay`.',
+    errors: [401, 403, 404, 409, 500, 502, 503, 504],
+  },
+  'POST /v1/dictionary/suggestions/{id}/accept': {
+    summary: 'Add the suggestion to the dictionary (one transaction); answers it accepted.',
+    errors: [400, 401, 403, 404, 409],
+  },
+  'POST /v1/dictionary/suggestions/{id}/dismiss': {
+    summary: 'Dismiss the suggestion; answers it.',
+    errors: [401, 403, 404, 409],
+  },
   'GET /v1/history/export': {
     summary: 'Download the history (the same filters as the list) as JSON, CSV or Markdown, streamed.',
     content: {
