@@ -13,7 +13,16 @@ const FLOORS = [
   { name: 'services on the domain', folders: ['live', 'jobs'] },
   {
     name: 'the domain',
-    folders: ['dictation', 'transcription', 'dictionary', 'history', 'postprocess', 'settings', 'models'],
+    folders: [
+      'dictation',
+      'transcription',
+      'dictionary',
+      'history',
+      'learning',
+      'postprocess',
+      'settings',
+      'models',
+    ],
   },
   { name: 'plugins', folders: ['engines', 'providers'] },
   { name: 'the public SDK', folders: ['sdk'] },

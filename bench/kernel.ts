@@ -58,7 +58,14 @@ export async function benchHistory(rows = 100_000, reads = 50): Promise<Record<s
   try {
     const history = new HistoryService({
       db,
-      historySettings: () => ({ enabled: true, maxEntries: rows + 1, recordTranscribe: false }),
+      historySettings: () => ({
+        enabled: true,
+        maxEntries: rows + 1,
+        recordTranscribe: false,
+        keepAudio: false,
+        audioRetentionDays: 0,
+        audioMaxMb: 0,
+      }),
     })
     const insert = db.prepare(
       `INSERT INTO history (id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,

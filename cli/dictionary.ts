@@ -10,6 +10,7 @@ import { isDictumError } from '../errors/catalogue.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { readTextInput, writeFileAtomic } from './files.ts'
 import { type CliIO, EXIT } from './io.ts'
+import { suggestionsCommand } from './learning.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { withServices } from './services.ts'
 
@@ -17,6 +18,7 @@ const OPTIONS = { ...GLOBAL_OPTIONS, mode: { type: 'string' } } as const
 
 export const DICTIONARY_HELP = `Usage: dictum dictionary export <file>
        dictum dictionary import <file> [--mode append|replace]
+       dictum dictionary suggestions [--accept ID | --dismiss ID | --replay ID]
 
 The file is JSON: {"replacements": [...], "customWords": [...]}, the entries as the API lists
 them (GET /v1/dictionary/replacements and /custom-words). '-' is stdout (export) or stdin (import).
@@ -37,6 +39,7 @@ ${GLOBAL_HELP}
 `
 
 export async function dictionaryCommand(args: string[], io: CliIO): Promise<number> {
+  if (args[0] === 'suggestions') return suggestionsCommand(args.slice(1), io)
   const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true })
   const [action, file, ...extra] = positionals
   if (values.help || action === 'help') {

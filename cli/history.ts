@@ -3,12 +3,14 @@ import { parseArgs } from 'node:util'
 import type { HistoryEntry } from '../history/schemas.ts'
 import { parseHistoryLimit } from '../history/service.ts'
 import { type CliIO, EXIT } from './io.ts'
+import { correctCommand } from './learning.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { withServices } from './services.ts'
 
 const OPTIONS = { ...GLOBAL_OPTIONS, limit: { type: 'string', short: 'n' } } as const
 
 export const HISTORY_HELP = `Usage: dictum history [--limit N] [--json]
+       dictum history correct ID "text"   (the text you kept; see 'dictum history correct --help')
 
 Shows the most recent dictations, newest first: time (UTC), application, text.
 
@@ -20,6 +22,7 @@ ${GLOBAL_HELP}
 `
 
 export async function historyCommand(args: string[], io: CliIO): Promise<number> {
+  if (args[0] === 'correct') return correctCommand(args.slice(1), io)
   const { values } = parseArgs({ args, options: OPTIONS, allowPositionals: false })
   if (values.help) {
     io.stdout.write(HISTORY_HELP)

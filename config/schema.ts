@@ -157,6 +157,54 @@ export const HistorySchema = Type.Object(
       description: 'Oldest entries beyond this are removed.',
     }),
     recordTranscribe: Type.Boolean({ default: false, description: 'Also record /v1/transcribe results.' }),
+    keepAudio: Type.Boolean({
+      default: true,
+      description:
+        'Keep the audio of each dictation (/v1/dictate, live utterances, `dictum dictate`) with its entry, as FLAC: it plays back and lets corrections be replayed (learning).',
+    }),
+    audioRetentionDays: Type.Integer({
+      minimum: 0,
+      default: 30,
+      description:
+        'Kept audio older than this many days is deleted (the entry stays); 0 keeps it until the entry goes.',
+    }),
+    audioMaxMb: Type.Number({
+      minimum: 0,
+      default: 1024,
+      description:
+        'The kept audio of all entries together stays under this many MB: the oldest recordings go first.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
+export const LearningSchema = Type.Object(
+  {
+    autoAccept: Type.Boolean({
+      default: false,
+      description:
+        'Accept a suggestion learned from corrections on its own when its replay fixes at least one recording and breaks none.',
+    }),
+    replaySample: Type.Integer({
+      minimum: 0,
+      maximum: 200,
+      default: 10,
+      description:
+        'Replay checks a suggestion on its own recordings and on at most this many other recordings (newest first), to catch what it would break.',
+    }),
+    replayMaxSeconds: Type.Number({
+      minimum: 1,
+      default: 300,
+      description:
+        'A replay stops after this long (the recordings left are not checked; `complete` says so).',
+    }),
+    pronunciations: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "Pronunciation dictionary (CMUdict format) that tells a mishearing from a rewrite; default: the pocketsphinx model's, else espeak-ng.",
+      }),
+    ),
   },
   { additionalProperties: false, default: {} },
 )
@@ -389,6 +437,7 @@ export const ConfigSchema = Type.Object(
     models: ModelsSchema,
     ai: AiSchema,
     history: HistorySchema,
+    learning: LearningSchema,
     realtime: RealtimeSchema,
     wyoming: WyomingSchema,
     web: WebSchema,

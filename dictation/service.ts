@@ -6,6 +6,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { AudioSource } from '../audio/index.ts'
+import { RecordingEncoder } from '../audio/recording-encoder.ts'
+import type { AudioService } from '../audio/service.ts'
 import type { HistoryEntry } from '../history/schemas.ts'
 import { countCharacters, type HistoryService, type NewHistoryEntry } from '../history/service.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
@@ -31,6 +33,7 @@ export interface Dictation {
 }
 
 interface Deps {
+  audio: AudioService
   transcription: TranscriptionService
   postprocess: PostprocessService
   providers: ProviderRegistry
@@ -48,10 +51,18 @@ export class DictationService {
 
   async dictate(source: AudioSource, options: DictateOptions = {}): Promise<Dictation> {
     const started = performance.now()
-    const transcript = await this.#deps.transcription.transcribe(
-      source,
-      options.signal ? { signal: options.signal } : {},
-    )
+    const recording = await this.#recording()
+    let transcript: Transcript
+    try {
+      transcript = await this.#deps.transcription.transcribe(source, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(recording ? { onSamples: (samples: Float32Array) => recording.write(samples) } : {}),
+      })
+    } catch (error) {
+      recording?.abort()
+      throw error
+    }
+    const audio = recording ? await this.#finish(recording) : null
     const rawText = transcript.text
     const enhanced = await this.#postprocess(rawText, options)
     const draft = {
@@ -65,12 +76,31 @@ export class DictationService {
       processingMs: Math.round(performance.now() - started),
       engine: transcript.engine,
       provider: enhanced.text !== null ? this.#deps.providers.activeId : null,
+      audio,
     }
     const { stored, error } = this.#deps.configStore.current.history.enabled
       ? await this.#store(draft)
       : { stored: null, error: null }
     const entry = stored ?? unstoredEntry(draft)
     return { entry, stored: stored !== null, storeError: error, transcript }
+  }
+
+  /** An encoder for the dictation's audio when history keeps it (and ffmpeg is there), else null. */
+  async #recording(): Promise<RecordingEncoder | null> {
+    const { enabled, keepAudio } = this.#deps.configStore.current.history
+    if (!enabled || !keepAudio) return null
+    const ffmpeg = await this.#deps.audio.decoder.ffmpeg()
+    return ffmpeg ? new RecordingEncoder(ffmpeg.path) : null
+  }
+
+  /** The recording's FLAC; null (logged) when encoding failed: the dictation is kept without its audio. */
+  async #finish(recording: RecordingEncoder): Promise<Buffer | null> {
+    try {
+      return await recording.finish()
+    } catch (err) {
+      this.#deps.logger.warn({ error: (err as Error).message }, 'the recording could not be kept')
+      return null
+    }
   }
 
   /** The stored entry (null for an empty transcript), or null with why storing failed. */
@@ -107,15 +137,21 @@ export class DictationService {
   }
 }
 
-function unstoredEntry(
-  draft: Omit<HistoryEntry, 'id' | 'timestamp' | 'originalText' | 'processedText' | 'characterCount'>,
-): HistoryEntry {
+function unstoredEntry({
+  audio: _audio,
+  ...draft
+}: Omit<
+  HistoryEntry,
+  'id' | 'timestamp' | 'originalText' | 'processedText' | 'characterCount' | 'correctedText' | 'hasAudio'
+> & { audio: Buffer | null }): HistoryEntry {
   return {
     id: randomUUID(),
     timestamp: new Date().toISOString(),
     originalText: draft.rawText,
     processedText: draft.finalText,
     characterCount: countCharacters(draft.finalText),
+    correctedText: null,
+    hasAudio: false,
     ...draft,
   }
 }

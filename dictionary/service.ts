@@ -78,6 +78,24 @@ export class DictionaryService {
     return { count: items.length, items }
   }
 
+  /**
+   * Appends one entry in the shape of POST /v1/dictionary/custom-words or /replacements (checked as there)
+   * and runs `alongside` (statements on another table) in the same transaction: both happen or neither.
+   */
+  async appendEntry(
+    kind: 'customWord' | 'replacement',
+    entry: unknown,
+    alongside: () => void,
+  ): Promise<void> {
+    if (kind === 'customWord') {
+      const write = parseWordsWrite({ mode: 'append', entries: [entry] })
+      await this.#store.updateWords((current) => mergeWords(current, write), alongside)
+    } else {
+      const write = parseRulesWrite({ mode: 'append', entries: [entry] })
+      await this.#store.updateRules((current) => mergeRules(current, write), alongside)
+    }
+  }
+
   /** PATCH /v1/dictionary/replacements/:id: edits one rule; answers the full list. 404 for an unknown id. */
   async patchReplacement(id: string, body: unknown): Promise<ListEnvelope<ReplacementRule>> {
     const patch = parseRulePatch(body)

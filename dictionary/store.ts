@@ -70,16 +70,31 @@ export class DictionaryStore {
     return this.#current().words
   }
 
-  /** Reads, transforms and rewrites the rules in one transaction; returns what was stored. */
+  /**
+   * Reads, transforms and rewrites the rules in one transaction; returns what was stored. `alongside`:
+   * statements on another table that must happen in the same transaction (a suggestion accepted).
+   */
   updateRules(
     transform: (current: readonly ReplacementRule[]) => ReplacementRule[],
+    alongside?: () => void,
   ): Promise<readonly ReplacementRule[]> {
-    return this.#write(() => this.#rewriteRules(transform))
+    return this.#write(() => {
+      const stored = this.#rewriteRules(transform)
+      alongside?.()
+      return stored
+    })
   }
 
   /** Reads, transforms and rewrites the custom words in one transaction; returns what was stored. */
-  updateWords(transform: (current: readonly CustomWord[]) => CustomWord[]): Promise<readonly CustomWord[]> {
-    return this.#write(() => this.#rewriteWords(transform))
+  updateWords(
+    transform: (current: readonly CustomWord[]) => CustomWord[],
+    alongside?: () => void,
+  ): Promise<readonly CustomWord[]> {
+    return this.#write(() => {
+      const stored = this.#rewriteWords(transform)
+      alongside?.()
+      return stored
+    })
   }
 
   /** Both lists in one transaction: they change together or not at all (an import). */

@@ -1,5 +1,5 @@
 /**
- * History's error codes: its query, entries by id, clearing it. Registered when this module loads; listed in docs/errors.md (History).
+ * History's error codes: its query, entries by id and their recordings, clearing it. Registered when this module loads; listed in docs/errors.md (History).
  */
 import { type CatalogueEntry, type Codes, defineErrors } from '../errors/dictum-error.ts'
 
@@ -8,6 +8,10 @@ const entries = {
   HISTORY_ENTRY_NOT_FOUND: {
     status: 404,
     message: (d) => `History entry not found: no entry has the id ${d}.`,
+  },
+  HISTORY_AUDIO_NOT_FOUND: {
+    status: 404,
+    message: (d) => `No recording is kept for the history entry ${d}.`,
   },
   HISTORY_CLEAR_UNCONFIRMED: {
     status: 400,

@@ -23,4 +23,15 @@ export const historyMigrations: readonly string[] = [
   ALTER TABLE history ADD COLUMN engine TEXT;
   ALTER TABLE history ADD COLUMN provider TEXT;
   `,
+  // 3: the text the user kept (a correction), and the audio kept with an entry (gone with it: the cascade)
+  `
+  ALTER TABLE history ADD COLUMN corrected_text TEXT;
+  CREATE TABLE history_audio (
+    entry_id    TEXT PRIMARY KEY REFERENCES history (id) ON DELETE CASCADE,
+    created_ms  INTEGER NOT NULL,
+    bytes       INTEGER NOT NULL,
+    data        BLOB NOT NULL
+  );
+  CREATE INDEX history_audio_oldest ON history_audio (created_ms, entry_id);
+  `,
 ]

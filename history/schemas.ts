@@ -24,6 +24,13 @@ export const HistoryEntrySchema = Type.Object({
   provider: Type.Union([Type.String(), Type.Null()], {
     description: '(extension) The AI provider that cleaned the text up; null when none ran.',
   }),
+  correctedText: Type.Union([Type.String(), Type.Null()], {
+    description:
+      '(extension) The text the user kept (POST /v1/history/{id}/correction); null when never corrected.',
+  }),
+  hasAudio: Type.Boolean({
+    description: '(extension) Whether the recording is kept: GET /v1/history/{id}/audio plays it.',
+  }),
 })
 export type HistoryEntry = Static<typeof HistoryEntrySchema>
 
@@ -39,7 +46,9 @@ export const HistoryListSchema = Type.Object({
 // non-integer limit means the default, docs/api-decisions.md), with its own messages.
 const FilterQuery = {
   q: Type.Optional(
-    Type.Unknown({ description: 'Text search: case-insensitive part of the raw or final text (1000 max).' }),
+    Type.Unknown({
+      description: 'Text search: case-insensitive part of the raw, final or corrected text (1000 max).',
+    }),
   ),
   app: Type.Optional(Type.Unknown({ description: 'Only entries of this exact appName.' })),
   from: Type.Optional(
@@ -58,6 +67,12 @@ export const HistoryQuerySchema = Type.Object({
 
 export const HistoryExportQuerySchema = Type.Object({
   format: Type.Optional(Type.Unknown({ description: 'json (default), csv or md.' })),
+  audio: Type.Optional(
+    Type.Unknown({
+      description:
+        'true (json only): each entry carries `audio`, its recording as base64 FLAC (default false).',
+    }),
+  ),
   ...FilterQuery,
 })
 

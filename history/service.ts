@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../storage/database.ts'
 import { writeTransaction } from '../storage/write.ts'
+import { type AudioBounds, HistoryAudioStore } from './audio-store.ts'
 import { historyErrors } from './errors.ts'
 import { encodeCursor, type HistoryCursor, type HistoryFilter } from './query.ts'
 import { HISTORY_LIMIT, type HistoryEntry } from './schemas.ts'
@@ -25,6 +26,8 @@ export interface NewHistoryEntry {
   provider?: string | null
   /** Defaults to now. */
   timestamp?: Date
+  /** The recording as FLAC (audio/recording-encoder.ts), kept with the entry; absent: none kept. */
+  audio?: Buffer | null
 }
 
 interface Row {
@@ -42,6 +45,8 @@ interface Row {
   processing_ms: number | null
   engine: string | null
   provider: string | null
+  corrected_text: string | null
+  has_audio?: number
 }
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
@@ -79,14 +84,17 @@ function toEntry(row: Row): HistoryEntry {
     processingMs: row.processing_ms,
     engine: row.engine,
     provider: row.provider,
+    correctedText: row.corrected_text,
+    hasAudio: row.has_audio === 1,
   }
 }
 
 /** The `history.*` config in force (read at use time: live edits apply to the next write). */
-export interface HistorySettings {
+export interface HistorySettings extends AudioBounds {
   enabled: boolean
   maxEntries: number
   recordTranscribe: boolean
+  keepAudio: boolean
 }
 
 /** Where a transcription route reports a history write that failed (its answer goes out regardless). */
@@ -102,7 +110,9 @@ export interface HistoryPage {
 }
 
 const COLUMNS = `seq, id, timestamp_ms, raw_text, final_text, app_name, window_title, character_count,
-                 was_ai_processed, ai_processing_error, duration_seconds, processing_ms, engine, provider`
+                 was_ai_processed, ai_processing_error, duration_seconds, processing_ms, engine, provider,
+                 corrected_text,
+                 EXISTS (SELECT 1 FROM history_audio WHERE history_audio.entry_id = history.id) AS has_audio`
 
 /** Lower case for the text search, beyond ASCII (SQLite's own lower() and LIKE only fold ASCII). */
 const FOLD_FUNCTION = 'dictum_history_fold'
@@ -111,6 +121,7 @@ export class HistoryService {
   readonly #db: Db
   readonly #settings: () => HistorySettings
   readonly #statements
+  readonly #audio: HistoryAudioStore
   /** Prepared queries by the set of filters they use (at most 2^5 shapes). */
   readonly #queries = new Map<string, ReturnType<Db['prepare']>>()
 
@@ -131,7 +142,16 @@ export class HistoryService {
       ),
       clear: db.prepare('DELETE FROM history'),
       remove: db.prepare<[string]>('DELETE FROM history WHERE id = ?'),
+      byId: db.prepare<[string]>(`SELECT ${COLUMNS} FROM history WHERE id = ?`),
+      recorded: db.prepare<{ engine: string | null; limit: number }>(
+        `SELECT ${COLUMNS} FROM history
+         WHERE EXISTS (SELECT 1 FROM history_audio WHERE history_audio.entry_id = history.id)
+           AND (@engine IS NULL OR engine = @engine)
+         ORDER BY timestamp_ms DESC, seq DESC LIMIT @limit`,
+      ),
+      correct: db.prepare<[string | null, string]>('UPDATE history SET corrected_text = ? WHERE id = ?'),
     }
+    this.#audio = new HistoryAudioStore(db)
     db.function(FOLD_FUNCTION, { deterministic: true }, (text: unknown) =>
       typeof text === 'string' ? text.toLowerCase() : text,
     )
@@ -171,7 +191,8 @@ export class HistoryService {
     const params: Record<string, unknown> = { limit: limit + 1 }
     if (filter.text !== undefined) {
       conditions.push(
-        `(instr(${FOLD_FUNCTION}(raw_text), @text) > 0 OR instr(${FOLD_FUNCTION}(final_text), @text) > 0)`,
+        `(instr(${FOLD_FUNCTION}(raw_text), @text) > 0 OR instr(${FOLD_FUNCTION}(final_text), @text) > 0
+          OR instr(${FOLD_FUNCTION}(coalesce(corrected_text, '')), @text) > 0)`,
       )
       params.text = filter.text.toLowerCase()
     }
@@ -213,10 +234,40 @@ export class HistoryService {
       this.#db,
       () => this.#statements.remove.run(id.toLowerCase()).changes,
     )
-    if (removed === 0) {
-      const shown = id.length > 100 ? `${id.slice(0, 100)}…` : id
-      throw historyErrors.HISTORY_ENTRY_NOT_FOUND(JSON.stringify(shown))
-    }
+    if (removed === 0) throw notFound(id)
+  }
+
+  /** One entry by id: HISTORY_ENTRY_NOT_FOUND when none has it. */
+  get(id: string): HistoryEntry {
+    const row = this.#statements.byId.get(id.toLowerCase()) as Row | undefined
+    if (!row) throw notFound(id)
+    return toEntry(row)
+  }
+
+  /** The FLAC recording kept with an entry: HISTORY_AUDIO_NOT_FOUND when the entry has none. */
+  audio(id: string): Buffer {
+    const data = this.#audio.get(this.get(id).id)
+    if (!data) throw historyErrors.HISTORY_AUDIO_NOT_FOUND(JSON.stringify(shortId(id)))
+    return data
+  }
+
+  /** Stores the text the user kept (null: none); answers the entry. HISTORY_ENTRY_NOT_FOUND for no entry. */
+  async correct(id: string, text: string | null): Promise<HistoryEntry> {
+    const key = id.toLowerCase()
+    const changed = await writeTransaction(this.#db, () => this.#statements.correct.run(text, key).changes)
+    if (changed === 0) throw notFound(id)
+    return this.get(key)
+  }
+
+  /** The newest entries with a kept recording (of this engine's, when given), at most `limit`. */
+  recorded(limit: number, engine: string | null = null): HistoryEntry[] {
+    return (this.#statements.recorded.all({ engine, limit }) as Row[]).map(toEntry)
+  }
+
+  /** Deletes recordings past `history.audioRetentionDays` and over `history.audioMaxMb` now. */
+  async applyAudioBounds(now = new Date()): Promise<void> {
+    const settings = this.#settings()
+    await writeTransaction(this.#db, () => this.#audio.applyBounds(now.getTime(), settings))
   }
 
   /** Newest first, at most `limit` entries. */
@@ -248,13 +299,16 @@ export class HistoryService {
           : Math.round(entry.processingMs),
       engine: entry.engine ?? null,
       provider: entry.provider ?? null,
+      corrected_text: null,
     }
-    const { maxEntries } = this.#settings()
+    const settings = this.#settings()
+    const audio = settings.keepAudio ? (entry.audio ?? null) : null
     await writeTransaction(this.#db, () => {
       this.#statements.insert.run(row)
-      this.#statements.prune.run(maxEntries)
+      if (audio) this.#audio.insert(row.id, audio, Date.now(), settings)
+      this.#statements.prune.run(settings.maxEntries)
     })
-    return toEntry(row)
+    return this.get(row.id)
   }
 
   /**
@@ -282,4 +336,12 @@ export class HistoryService {
   async clear(): Promise<number> {
     return writeTransaction(this.#db, () => this.#statements.clear.run().changes)
   }
+}
+
+function shortId(id: string): string {
+  return id.length > 100 ? `${id.slice(0, 100)}…` : id
+}
+
+function notFound(id: string) {
+  return historyErrors.HISTORY_ENTRY_NOT_FOUND(JSON.stringify(shortId(id)))
 }

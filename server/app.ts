@@ -15,6 +15,7 @@ import { enginesFeature } from '../routes/engines/index.ts'
 import { healthFeature } from '../routes/health/index.ts'
 import { historyFeature } from '../routes/history/index.ts'
 import { jobsFeature } from '../routes/jobs/index.ts'
+import { learningFeature } from '../routes/learning/index.ts'
 import { modelPullFeature } from '../routes/models/index.ts'
 import { openaiFeature } from '../routes/openai/index.ts'
 import { openapiFeature } from '../routes/openapi/index.ts'
@@ -41,6 +42,7 @@ export const FEATURES: readonly Feature[] = [
   settingsFeature,
   transcribeFeature,
   dictateFeature,
+  learningFeature,
   liveFeature,
   openaiFeature,
   realtimeFeature,

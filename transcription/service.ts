@@ -61,6 +61,8 @@ export interface TranscribeOptions {
    * absent or null: whole when it fits the engine, else at pauses.
    */
   chunking?: VadTuning | null
+  /** Called with the decoded audio (16 kHz mono) as it comes, in order: a dictation keeps its recording. */
+  onSamples?: (samples: Float32Array) => void
   /** Called with the engine before any audio reaches it: a request's checks against its capabilities. */
   onEngine?: (engine: AcquiredEngine) => void | Promise<void>
 }
@@ -214,7 +216,7 @@ export class TranscriptionService {
       engine.capabilities.maxAudioSeconds ?? DEFAULT_WINDOW_SECONDS,
     )
     const counted = { samples: 0 }
-    const chunks = countSamples(prepend(first, iterator), counted)
+    const chunks = countSamples(prepend(first, iterator), counted, options.onSamples)
     const pieces: PieceResult[] = []
     // A long file's pieces run on every slot of the engine at once (twice as many outstanding, so a slot
     // freed early finds the next piece waiting), joined in order. They wait at low priority: a dictation
@@ -389,9 +391,14 @@ async function* prepend(
   for (let n = await rest.next(); !n.done; n = await rest.next()) yield n.value
 }
 
-async function* countSamples(chunks: AsyncIterable<Float32Array>, into: { samples: number }) {
+async function* countSamples(
+  chunks: AsyncIterable<Float32Array>,
+  into: { samples: number },
+  onSamples?: (samples: Float32Array) => void,
+) {
   for await (const chunk of chunks) {
     into.samples += chunk.length
+    onSamples?.(chunk)
     yield chunk
   }
 }

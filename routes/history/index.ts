@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { asClass, asFunction } from 'awilix'
+import { RECORDING_FORMAT } from '../../audio/recording-encoder.ts'
 import { historyErrors } from '../../history/errors.ts'
 import { EXPORT_FORMATS, EXPORT_WRITERS, type ExportFormat } from '../../history/export.ts'
 import { historyMigrations } from '../../history/migrations.ts'
@@ -13,6 +14,7 @@ import { parseCursor, parseHistoryFilter } from '../../history/query.ts'
 import {
   HistoryClearQuerySchema,
   HistoryDeletedSchema,
+  type HistoryEntry,
   HistoryEntrySchema,
   HistoryExportQuerySchema,
   HistoryIdParamsSchema,
@@ -27,6 +29,10 @@ type Query = Record<string, unknown>
 
 export const historyRoutes = routePlugin('history', async (app) => {
   const { history } = app.dictum
+  const withRecording = (entry: HistoryEntry) => ({
+    ...entry,
+    audio: entry.hasAudio ? history.audio(entry.id).toString('base64') : null,
+  })
   app.get(
     '/history',
     {
@@ -71,6 +77,34 @@ export const historyRoutes = routePlugin('history', async (app) => {
     },
   )
 
+  app.get<{ Params: { id: string } }>(
+    '/history/:id/audio',
+    {
+      schema: { params: HistoryIdParamsSchema },
+      config: {
+        doc: {
+          summary: "Play back the entry's kept recording (FLAC); 404 when none is kept.",
+          content: {
+            description: 'The recording, 16 kHz mono FLAC.',
+            content: { 'audio/flac': { schema: Type.String({ format: 'binary' }) } },
+          },
+          errors: [401, 403, 404],
+        },
+      },
+    },
+    async (request, reply) => {
+      const data = history.audio(request.params.id)
+      return reply
+        .type(RECORDING_FORMAT.contentType)
+        .header(
+          'Content-Disposition',
+          `inline; filename="${request.params.id}.${RECORDING_FORMAT.extension}"`,
+        )
+        .header('Cache-Control', 'no-store')
+        .send(data)
+    },
+  )
+
   app.get(
     '/history/export',
     {
@@ -98,6 +132,7 @@ export const historyRoutes = routePlugin('history', async (app) => {
     async (request, reply) => {
       const query = request.query as Query
       const format = exportFormat(query.format)
+      const withAudio = exportAudio(query.audio, format)
       const filter = parseHistoryFilter(query)
       const writer = EXPORT_WRITERS[format]
       const exportedAt = new Date()
@@ -106,7 +141,7 @@ export const historyRoutes = routePlugin('history', async (app) => {
         yield writer.start(exportedAt)
         let index = 0
         for (const page of history.pages(filter)) {
-          yield page.map((entry) => writer.entry(entry, index++)).join('')
+          yield page.map((entry) => writer.entry(withAudio ? withRecording(entry) : entry, index++)).join('')
         }
         yield writer.end()
       }
@@ -118,6 +153,15 @@ export const historyRoutes = routePlugin('history', async (app) => {
     },
   )
 })
+
+/** `audio=true` (JSON only): each entry carries its recording, base64 FLAC (null when none is kept). */
+function exportAudio(raw: unknown, format: ExportFormat): boolean {
+  const value = Array.isArray(raw) ? raw[0] : raw
+  if (value === undefined || value === '' || value === 'false') return false
+  if (value !== 'true') throw historyErrors.INVALID_HISTORY_QUERY('audio must be true or false.')
+  if (format !== 'json') throw historyErrors.INVALID_HISTORY_QUERY('audio=true needs format=json.')
+  return true
+}
 
 function exportFormat(raw: unknown): ExportFormat {
   const value = Array.isArray(raw) ? raw[0] : raw
