@@ -10,6 +10,20 @@
 export { type Static, type TSchema, Type } from '@sinclair/typebox'
 // Audio and model files: 16-bit WAV for engines that send audio on, ONNX model files read without a runtime.
 export { encodeWav16 } from '../audio/wav-encode.ts'
+// Dictated text: the tokens and the editing stage ("comma", "new line", "scratch that"…) dictum applies to
+// every dictation (dictation/commands.ts), for providers that clean dictated text (the rules provider).
+export { applyCommandTokens, applyDictationCommands, type EditedText } from '../dictation/commands.ts'
+export { render as renderTokens } from '../dictation/render.ts'
+export {
+  erase,
+  matchPhrase,
+  nextVisible,
+  normalWord,
+  previousVisible,
+  type Token,
+  tokenize,
+  wordAt,
+} from '../dictation/tokens.ts'
 export {
   type ArchiveKind,
   type Catalog,

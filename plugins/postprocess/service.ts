@@ -38,7 +38,7 @@ export class PostprocessService {
   /** Runs the selected provider; empty or blank text is rejected before any provider is called. */
   async process(
     text: string,
-    options: { appName?: string; signal?: AbortSignal } = {},
+    options: { appName?: string; signal?: AbortSignal; commandsApplied?: boolean } = {},
   ): Promise<ProcessOutcome> {
     if (text.trim() === '') throw errors.EMPTY_TEXT()
     return this.#providers.process(text, options)
