@@ -12,12 +12,22 @@ import { bundledVadModel } from '../vad/service.ts'
 import { captureAudio, captureSpec } from './capture.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { clipboardTool, type DesktopTool, runTool, typingTool } from './desktop-tools.ts'
+import { beginRecording, endRecording, resolveToggle, type ShortcutMode } from './dictate-shortcut.ts'
 import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { liveDictation } from './live-dictation.ts'
+import { WindowTyping } from './live-typing.ts'
+import { desktopNotifier, type Notifier } from './notify.ts'
 import { GLOBAL_HELP, GLOBAL_OPTIONS } from './options.ts'
 import { type Recording, recordUntilPause } from './record-until-pause.ts'
-import { findServer, SERVER_HELP, SERVER_OPTIONS, type ServerClient, serverChoice } from './server-client.ts'
+import {
+  findServer,
+  SERVER_HELP,
+  SERVER_OPTIONS,
+  type ServerClient,
+  ServiceUnreachable,
+  serverChoice,
+} from './server-client.ts'
 import { loadCliConfig, withServices } from './services.ts'
 
 const OPTIONS = {
@@ -33,6 +43,10 @@ const OPTIONS = {
   'window-title': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
   live: { type: 'boolean', short: 'l' },
+  toggle: { type: 'boolean' },
+  begin: { type: 'boolean' },
+  end: { type: 'boolean' },
+  notify: { type: 'boolean' },
   ...SERVER_OPTIONS,
 } as const
 
@@ -48,12 +62,22 @@ history and prints the text. When a dictum service is running (on the configured
 --server), the recording is sent there and uses its loaded engine. Ctrl-C stops the recording early and keeps what was said; a
 second Ctrl-C aborts.
 
+From a key binding (docs/desktop.md): --toggle starts a recording and the next --toggle stops it;
+--begin (key press) and --end (key release) do the same for hold-to-talk. The recording goes on until
+it is stopped (no stop at a pause), then the text is handed on as --type / --copy say. One recording at
+a time per user; --end waits for the text and exits with the recording's status.
+
 With --live, the text appears while you speak: each utterance (ended by a pause) is shown as it
 grows, stored in history when it ends, and the whole text is printed when you stop (Ctrl-C, the
 end of --input, or --max-seconds). A file given with --input is read in real time, as if spoken.
 
 Options:
-  -l, --live            Live dictation: text while you speak, until Ctrl-C
+  -l, --live            Live dictation: text while you speak, until Ctrl-C (or --end); with
+                        --type, typed as it comes and corrected in place
+  --toggle              Start a recording, or stop the one running (one key binding)
+  --begin               Start a recording that runs until --end (key press of hold-to-talk)
+  --end                 Stop the running recording and wait for its text (key release)
+  --notify              Desktop notifications (notify-send): listening, transcribing, done, errors
   --silence SECONDS     Pause that ends the recording, after speech (default ${DEFAULT_SILENCE});
                         with --live, the pause that ends an utterance (default ${DEFAULT_LIVE_SILENCE})
   --max-seconds N       Longest recording (default ${DEFAULT_MAX_SECONDS})
@@ -88,16 +112,51 @@ interface DictateOptions {
   windowTitle: string | undefined
   json: boolean
   verbose: boolean
+  /** Started by --begin / --toggle: records until --end, not until a pause. */
+  held: boolean
+  notifier: Notifier
 }
 
+function parseOptions(args: string[]) {
+  return parseArgs({ args, options: OPTIONS, allowPositionals: false })
+}
+
+type Values = ReturnType<typeof parseOptions>['values']
+
 export async function dictateCommand(args: string[], io: CliIO): Promise<number> {
-  const { values } = parseArgs({ args, options: OPTIONS, allowPositionals: false })
+  const { values } = parseOptions(args)
   if (values.help) {
     io.stdout.write(DICTATE_HELP)
     return EXIT.ok
   }
+  const modes = (['toggle', 'begin', 'end'] as const).filter((mode) => values[mode] === true)
+  if (modes.length > 1) throw usageError(`--${modes.join(' and --')} contradict each other: use one.`)
+  const shortcut: ShortcutMode | undefined = modes[0]
+  // --end (or a --toggle that ends) only signals the recorder: no config, no engine, at once.
+  if (shortcut !== undefined && resolveToggle(shortcut, io.env) === 'end') return endRecording(io)
   if (values.input !== undefined && (values.backend !== undefined || values.device !== undefined))
     throw usageError('--input replaces the microphone: it cannot be used with --backend or --device.')
+  const notifier = desktopNotifier(io, values.notify === true)
+  try {
+    const stop = new AbortController()
+    const run = () => dictate(values, io, notifier, stop, shortcut !== undefined)
+    if (shortcut === undefined) return (await run()).code
+    return await beginRecording(io, args, stop, run)
+  } catch (err) {
+    notifier.notify('error', (err as Error).message)
+    throw err
+  } finally {
+    await notifier.flush()
+  }
+}
+
+async function dictate(
+  values: Values,
+  io: CliIO,
+  notifier: Notifier,
+  stop: AbortController,
+  held: boolean,
+): Promise<{ code: number; text: string }> {
   // The tools are looked up first: a missing one is reported before anyone speaks.
   const tools: DesktopTool[] = []
   if (values.copy) tools.push(clipboardTool(io.env))
@@ -115,6 +174,8 @@ export async function dictateCommand(args: string[], io: CliIO): Promise<number>
     windowTitle: values['window-title'],
     json: values.json === true,
     verbose: values.verbose === true || io.stderrIsTTY === true,
+    held,
+    notifier,
   }
   const checked = await loadCliConfig(values, io)
   if (values['data-dir'] !== undefined && values.server !== undefined)
@@ -123,7 +184,7 @@ export async function dictateCommand(args: string[], io: CliIO): Promise<number>
     values['data-dir'] !== undefined
       ? null
       : await findServer(serverChoice(values), checked.loaded.config, io)
-  return withServices(values, io, (app) => new Dictation(app, io, options, server).run(), checked)
+  return withServices(values, io, (app) => new Dictation(app, io, options, server, stop).run(), checked)
 }
 
 function seconds(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
@@ -138,22 +199,29 @@ class Dictation {
   readonly #app: DictumApp
   readonly #io: CliIO
   readonly #options: DictateOptions
-  /** First Ctrl-C: stop recording. */
-  readonly #stop = new AbortController()
+  /** First Ctrl-C (or --end): stop recording. */
+  readonly #stop: AbortController
   /** Second Ctrl-C (or Ctrl-C while transcribing): abort. */
   readonly #abort = new AbortController()
   #recording = true
   /** A running dictum service that does the dictation with its loaded engine, or null (in process). */
   readonly #server: ServerClient | null
 
-  constructor(app: DictumApp, io: CliIO, options: DictateOptions, server: ServerClient | null) {
+  constructor(
+    app: DictumApp,
+    io: CliIO,
+    options: DictateOptions,
+    server: ServerClient | null,
+    stop: AbortController,
+  ) {
+    this.#stop = stop
     this.#app = app
     this.#io = io
     this.#options = options
     this.#server = server
   }
 
-  async run(): Promise<number> {
+  async run(): Promise<{ code: number; text: string }> {
     const interrupts = onInterrupt(() => {
       if (this.#recording && !this.#stop.signal.aborted) this.#stop.abort()
       else this.#abort.abort()
@@ -168,7 +236,7 @@ class Dictation {
     }
   }
 
-  async #run(): Promise<number> {
+  async #run(): Promise<{ code: number; text: string }> {
     if (this.#options.live) return this.#live()
     const engine = this.#warmEngine()
     const recording = await this.#record()
@@ -176,6 +244,7 @@ class Dictation {
     engine.failure()
     if (recording.samples.length === 0) throw new CliError('Nothing was recorded.')
     this.#status(`Transcribing ${(recording.samples.length / 16000).toFixed(1)} s of audio…`)
+    this.#options.notifier.notify('transcribing')
     const { entry, storeError } = await untilAborted(
       this.#dictate(encodeWav16(recording.samples)),
       this.#abort.signal,
@@ -185,11 +254,16 @@ class Dictation {
     if (storeError !== null) this.#io.stderr.write(`dictum: not stored in history: ${storeError}\n`)
     this.#io.stdout.write(this.#options.json ? `${JSON.stringify(entry, null, 2)}\n` : `${entry.finalText}\n`)
     for (const tool of this.#options.tools) await runTool(tool, entry.finalText, this.#io.env)
-    return EXIT.ok
+    this.#options.notifier.notify('done', entry.finalText)
+    return { code: EXIT.ok, text: entry.finalText }
   }
 
   /** `--live`: text while speaking, through the running service's realtime session or this process's. */
-  async #live(): Promise<number> {
+  async #live(): Promise<{ code: number; text: string }> {
+    // --type: typed into the window as it comes; --copy: the whole text at the end.
+    const typist = this.#options.tools.find((tool) => tool.backspaces !== undefined)
+    const typing = typist ? new WindowTyping(typist, this.#io.env) : null
+    this.#options.notifier.notify('listening')
     const { text, utterances } = await liveDictation(
       this.#app,
       this.#io,
@@ -199,6 +273,7 @@ class Dictation {
         input: this.#options.input,
         appName: this.#options.appName,
         windowTitle: this.#options.windowTitle,
+        typing,
       },
       this.#server,
       this.#source(),
@@ -209,14 +284,23 @@ class Dictation {
     this.#io.stdout.write(
       this.#options.json ? `${JSON.stringify({ text, utterances }, null, 2)}\n` : `${text}\n`,
     )
-    for (const tool of this.#options.tools) await runTool(tool, text, this.#io.env)
-    return EXIT.ok
+    for (const tool of this.#options.tools) if (tool !== typist) await runTool(tool, text, this.#io.env)
+    this.#options.notifier.notify('done', text)
+    return { code: EXIT.ok, text }
   }
 
   /** The dictation pipeline on the recording: the running service's, else this process's. */
   async #dictate(wav: Buffer): Promise<{ entry: { finalText: string }; storeError: string | null }> {
     const fields = { appName: this.#options.appName, windowTitle: this.#options.windowTitle }
-    if (this.#server) return this.#server.dictate(wav, fields, this.#abort.signal)
+    if (this.#server) {
+      try {
+        return await this.#server.dictate(wav, fields, this.#abort.signal)
+      } catch (err) {
+        // The service went away while the user spoke: the recording is not lost, this process transcribes it.
+        if (!(err instanceof ServiceUnreachable)) throw err
+        this.#io.stderr.write(`dictum: ${err.message}\ndictum: transcribing in this process instead.\n`)
+      }
+    }
     const { entry, storeError } = await this.#app.dictum.dictation.dictate(
       { kind: 'bytes', data: wav, filename: 'dictation.wav', contentType: 'audio/wav' },
       {
@@ -250,26 +334,57 @@ class Dictation {
   }
 
   async #record(): Promise<Recording> {
-    const vad = await this.#openVad()
+    // Held (--begin/--toggle): the recording goes on until --end, through any pause.
+    const vad = this.#options.held ? null : await this.#openVad()
     try {
       const recording = await recordUntilPause(this.#source(), {
         vad,
         maxSeconds: this.#options.maxSeconds,
         stop: this.#stop.signal,
         signal: this.#abort.signal,
-        onAudio: () =>
+        onAudio: () => {
+          this.#options.notifier.notify('listening')
           this.#status(
             this.#options.input === undefined
-              ? `Listening… (stops after ${this.#options.silence} s of silence; Ctrl-C to stop)`
+              ? this.#options.held
+                ? 'Listening… (until dictum dictate --end)'
+                : `Listening… (stops after ${this.#options.silence} s of silence; Ctrl-C to stop)`
               : `Reading ${path.basename(this.#options.input)}…`,
-          ),
+          )
+        },
       })
       if (vad !== null && !recording.heardSpeech && recording.stoppedBy !== 'stopped')
         this.#status('No speech was heard.')
+      if (this.#options.held && recording.stoppedBy === 'end') await this.#awaitEnd(recording)
       return recording
     } finally {
       vad?.close()
     }
+  }
+
+  /**
+   * Held: the source ended (a file, a device gone) before --end. The text is handed on at --end (key
+   * release), as always, not while the key is held; --max-seconds still bounds the wait.
+   */
+  async #awaitEnd(recording: Recording): Promise<void> {
+    const seconds = recording.samples.length / 16000
+    this.#status(`The audio source ended after ${seconds.toFixed(1)} s; waiting for dictum dictate --end.`)
+    // A timer, not AbortSignal.timeout: it keeps the process alive while it waits for the signal.
+    const stop = this.#stop.signal
+    const abort = this.#abort.signal
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        stop.removeEventListener('abort', done)
+        abort.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, Math.max(0, Math.round((this.#options.maxSeconds - seconds) * 1000)))
+      stop.addEventListener('abort', done)
+      abort.addEventListener('abort', done)
+      if (stop.aborted || abort.aborted) done()
+    })
+    this.#abort.signal.throwIfAborted()
   }
 
   #source(): AsyncIterable<Float32Array> {
