@@ -262,7 +262,11 @@ class Dictation {
   async #live(): Promise<{ code: number; text: string }> {
     // --type: typed into the window as it comes; --copy: the whole text at the end.
     const typist = this.#options.tools.find((tool) => tool.backspaces !== undefined)
-    const typing = typist ? new WindowTyping(typist, this.#io.env) : null
+    const typing = typist
+      ? new WindowTyping(typist, this.#io.env, (erased) =>
+          this.#status(`Corrected the window: ${erased} characters taken back.`),
+        )
+      : null
     this.#options.notifier.notify('listening')
     const { text, utterances } = await liveDictation(
       this.#app,

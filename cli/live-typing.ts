@@ -27,9 +27,13 @@ export class WindowTyping implements LiveView {
   #queue: Promise<void> = Promise.resolve()
   #failure: Error | null = null
 
-  constructor(tool: DesktopTool, env: NodeJS.ProcessEnv) {
+  readonly #onCorrection: (erased: number) => void
+
+  /** `onCorrection`: told how many characters each correction took back (a status line). */
+  constructor(tool: DesktopTool, env: NodeJS.ProcessEnv, onCorrection: (erased: number) => void = () => {}) {
     this.#tool = tool
     this.#env = env
+    this.#onCorrection = onCorrection
   }
 
   delta(itemId: string, text: string): void {
@@ -95,6 +99,7 @@ export class WindowTyping implements LiveView {
       if (erase > 0) {
         await pressBackspaces(this.#tool, erase, this.#env)
         this.#typed = this.#typed.slice(0, same)
+        this.#onCorrection(erase)
       }
       if (add !== '') {
         await runTool(this.#tool, add, this.#env)

@@ -112,8 +112,9 @@ t.test('--live --type leaves exactly the final text when the final revised typed
       engines: { 'fixture-streaming-inline': { finalFirstWord: 'zulu' } },
     },
   })
-  const result = await user.run(['dictate', '--live', '--type', ...microphone(GO)], { env })
+  const result = await user.run(['dictate', '--live', '--type', '-v', ...microphone(GO)], { env })
   t.equal(result.code, 0, result.stderr)
+  t.match(result.stderr, /Corrected the window: \d+ characters taken back/, 'typed words were taken back')
   const text = result.stdout.trim()
   t.match(text, /^zulu bravo/, 'the final says "zulu" where the deltas typed "alpha"')
   t.equal(await window.readLine(), text)
