@@ -26,7 +26,7 @@ const FLOORS = [
   },
   { name: 'plugins', folders: ['engines', 'providers'] },
   { name: 'the public SDK', folders: ['sdk'] },
-  { name: 'media', folders: ['audio', 'vad'] },
+  { name: 'media', folders: ['audio', 'vad', 'text'] },
   { name: 'the kernel', folders: ['kernel'] },
   { name: 'the ground', folders: ['config', 'storage', 'errors', 'lib'] },
 ]

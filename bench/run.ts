@@ -6,6 +6,7 @@ import { benchAbuse } from './abuse.ts'
 import { benchCli } from './cli.ts'
 import { benchConcurrentDictation, benchLongFile } from './cores.ts'
 import { benchCustomWords } from './custom-words.ts'
+import { benchDesktop } from './desktop.ts'
 import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchLive } from './live.ts'
@@ -43,6 +44,7 @@ const sections: Record<string, Section> = {
   web: () => benchWeb(),
   'long-file': () => benchLongFile(),
   'concurrent-dictation': () => benchConcurrentDictation(),
+  desktop: () => benchDesktop(),
 }
 
 async function main(): Promise<void> {

@@ -15,6 +15,8 @@ export interface DesktopTool {
   /** Absolute path found on PATH. */
   command: string
   args: string[]
+  /** Arguments that press BackSpace `count` times (typing tools: live text corrected in place). */
+  backspaces?: (count: number) => string[]
 }
 
 type Session = 'wayland' | 'x11' | 'macos' | 'any'
@@ -23,6 +25,7 @@ interface Candidate {
   name: string
   args: string[]
   session: Session
+  backspaces?: (count: number) => string[]
 }
 
 const CLIPBOARD: Candidate[] = [
@@ -33,9 +36,25 @@ const CLIPBOARD: Candidate[] = [
 ]
 
 const TYPING: Candidate[] = [
-  { name: 'wtype', args: ['-'], session: 'wayland' },
-  { name: 'xdotool', args: ['type', '--clearmodifiers', '--file', '-'], session: 'x11' },
-  { name: 'ydotool', args: ['type', '--file', '-'], session: 'any' },
+  {
+    name: 'wtype',
+    args: ['-'],
+    session: 'wayland',
+    backspaces: (count) => Array.from({ length: count }, () => ['-k', 'BackSpace']).flat(),
+  },
+  {
+    name: 'xdotool',
+    args: ['type', '--clearmodifiers', '--file', '-'],
+    session: 'x11',
+    backspaces: (count) => ['key', '--clearmodifiers', '--repeat', String(count), 'BackSpace'],
+  },
+  {
+    name: 'ydotool',
+    args: ['type', '--file', '-'],
+    session: 'any',
+    // 14 is KEY_BACKSPACE (linux/input-event-codes.h): pressed and released.
+    backspaces: (count) => Array.from({ length: count }, () => ['14:1', '14:0']).flat(),
+  },
 ]
 
 const MAX_STDERR = 4096
@@ -69,7 +88,13 @@ function pick(candidates: Candidate[], env: NodeJS.ProcessEnv): DesktopTool | nu
   ]
   for (const candidate of ordered) {
     const command = findExecutable(candidate.name, env)
-    if (command) return { name: candidate.name, command, args: candidate.args }
+    if (command)
+      return {
+        name: candidate.name,
+        command,
+        args: candidate.args,
+        ...(candidate.backspaces ? { backspaces: candidate.backspaces } : {}),
+      }
   }
   return null
 }
@@ -84,12 +109,33 @@ export function clipboardTool(env: NodeJS.ProcessEnv): DesktopTool {
 }
 
 export function typingTool(env: NodeJS.ProcessEnv): DesktopTool {
-  const tool = pick(TYPING, env)
+  // wtype and xdotool type into a display: without one they would fail only after the user has spoken.
+  const usable = TYPING.filter((c) => c.session === 'any' || sessionsOf(env).includes(c.session))
+  const tool = pick(usable, env)
   if (tool) return tool
+  const installed = pick(TYPING, env)
+  if (installed)
+    throw new CliError(
+      `--type: ${installed.name} is installed but there is no display to type into (${installed.name === 'wtype' ? 'WAYLAND_DISPLAY' : 'DISPLAY'} is not set): run dictum from your desktop session, e.g. a key binding.`,
+      EXIT.unavailable,
+    )
   throw new CliError(
     '--type: no typing tool found. Install wtype (Wayland), xdotool (X11) or ydotool (any, needs ydotoold).',
     EXIT.unavailable,
   )
+}
+
+/** Presses BackSpace `count` times with a typing tool (a live correction). */
+export async function pressBackspaces(
+  tool: DesktopTool,
+  count: number,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  if (count <= 0 || !tool.backspaces) return
+  // Bounded arguments per call: a long correction goes in several.
+  for (let left = count; left > 0; left -= 200) {
+    await runTool({ ...tool, args: tool.backspaces(Math.min(left, 200)) }, '', env)
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import type { DictumApp } from '../http/app.ts'
 import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { inProcessLink, type LiveLink, type LiveView, realtimeLink } from './live-link.ts'
+import type { WindowTyping } from './live-typing.ts'
 import type { ServerClient } from './server-client.ts'
 
 export interface LiveDictateOptions {
@@ -18,6 +19,8 @@ export interface LiveDictateOptions {
   input: string | undefined
   appName: string | undefined
   windowTitle: string | undefined
+  /** `--type`: the text typed into the focused window as it comes, corrected in place. */
+  typing: WindowTyping | null
 }
 
 const SAMPLE_RATE = 16000
@@ -73,9 +76,15 @@ export class TerminalView implements LiveView {
     this.#draw(grown)
   }
 
-  completed(itemId: string, transcript: string): void {
+  completed(itemId: string, transcript: string, removes: readonly string[] = []): void {
     this.#texts.delete(itemId)
     this.#draw('')
+    for (const id of removes) {
+      const index = this.#finals.findIndex((f) => f.itemId === id)
+      if (index < 0) continue
+      if (this.#drawing) this.#io.stderr.write(`(taken back: ${this.#finals[index]?.text})\n`)
+      this.#finals.splice(index, 1)
+    }
     if (transcript.trim() === '') return
     this.#finals.push({ itemId, text: transcript.trim() })
     if (this.#drawing) this.#io.stderr.write(`${transcript.trim()}\n`)
@@ -120,7 +129,24 @@ export async function liveDictation(
   source: AsyncIterable<Float32Array>,
   signals: { stop: AbortSignal; abort: AbortSignal },
 ): Promise<LiveDictation> {
-  const view = new TerminalView(io)
+  const terminal = new TerminalView(io)
+  const typing = options.typing
+  const view: LiveView = typing
+    ? {
+        delta(id, text) {
+          terminal.delta(id, text)
+          typing.delta(id, text)
+        },
+        completed(id, text, removes) {
+          terminal.completed(id, text, removes)
+          typing.completed(id, text, removes)
+        },
+        failed(id, message) {
+          terminal.failed(id, message)
+          typing.failed(id)
+        },
+      }
+    : terminal
   const linkOptions = {
     silenceMs: Math.round(options.silenceSeconds * 1000),
     appName: options.appName ?? 'dictum-cli',
@@ -140,13 +166,14 @@ export async function liveDictation(
       )
     await Promise.race([feed(link, source, options, signals.stop), link.failed])
     await link.finish()
+    await typing?.idle()
   } catch (err) {
     if (signals.abort.aborted) throw new CliError('Interrupted.', EXIT.interrupted)
     throw err
   } finally {
     signals.abort.removeEventListener('abort', onAbort)
   }
-  return { text: view.text, utterances: view.utterances }
+  return { text: terminal.text, utterances: terminal.utterances }
 }
 
 /** Sends the audio in 100 ms chunks; a file is paced in real time, the microphone paces itself. */

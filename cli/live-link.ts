@@ -14,8 +14,11 @@ import type { ServerClient } from './server-client.ts'
 export interface LiveView {
   /** Append-only text of the item being spoken. */
   delta(itemId: string, text: string): void
-  /** The item's final text (replacements applied). */
-  completed(itemId: string, transcript: string): void
+  /**
+   * The item's final text (replacements and editing by voice applied), and the earlier items its
+   * "scratch that" takes back.
+   */
+  completed(itemId: string, transcript: string, removes: readonly string[]): void
   failed(itemId: string, message: string): void
 }
 
@@ -124,12 +127,13 @@ export async function inProcessLink(
         appName: options.appName,
         ...(options.windowTitle !== undefined ? { windowTitle: options.windowTitle } : {}),
       },
+      commands: true,
     },
     (event) => {
       if (event.type === 'committed') items.committed(event.itemId)
       else if (event.type === 'delta') view.delta(event.itemId, event.delta)
       else if (event.type === 'completed') {
-        view.completed(event.itemId, event.transcript)
+        view.completed(event.itemId, event.transcript, event.removes)
         items.ended(event.itemId)
       } else if (event.type === 'failed') {
         view.failed(event.itemId, event.error.message)
@@ -156,6 +160,7 @@ interface ServerEvent {
   item_id?: string
   delta?: string
   transcript?: string
+  removed_item_ids?: string[]
   error?: { message?: string; code?: string | null }
 }
 
@@ -168,6 +173,7 @@ export async function realtimeLink(
   const url = new URL('/v1/realtime', server.baseUrl.replace(/^http/, 'ws'))
   url.searchParams.set('intent', 'transcription')
   url.searchParams.set('app', options.appName)
+  url.searchParams.set('dictation', 'true')
   const socket = new WebSocket(url, { headers: server.authorizationHeaders() })
   const items = new OpenItems()
   socket.on('message', (data, isBinary) => {
@@ -183,7 +189,7 @@ export async function realtimeLink(
     else if (event.type === 'conversation.item.input_audio_transcription.delta')
       view.delta(item, event.delta ?? '')
     else if (event.type === 'conversation.item.input_audio_transcription.completed') {
-      view.completed(item, event.transcript ?? '')
+      view.completed(item, event.transcript ?? '', event.removed_item_ids ?? [])
       items.ended(item)
     } else if (event.type === 'conversation.item.input_audio_transcription.failed') {
       view.failed(item, event.error?.message ?? 'transcription failed')

@@ -22,6 +22,14 @@ const PROBE_TIMEOUT_MS = 500
 const NAMED_PROBE_TIMEOUT_MS = 5000
 
 /** The options of the commands that can use a running service. */
+/** The service did not answer at all (not running, gone): a caller may do the work in this process. */
+export class ServiceUnreachable extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.unavailable)
+    this.name = 'ServiceUnreachable'
+  }
+}
+
 export const SERVER_OPTIONS = {
   server: { type: 'string' },
   local: { type: 'boolean' },
@@ -155,9 +163,8 @@ export class ServerClient {
       })
     } catch (err) {
       if (signal.aborted) throw err
-      throw new CliError(
+      throw new ServiceUnreachable(
         `the dictum service at ${this.baseUrl} did not answer (${causeOf(err)}); run with --local to work without it.`,
-        EXIT.unavailable,
       )
     }
     const text = await response.text()

@@ -148,6 +148,17 @@ export const AiSchema = Type.Object(
   { additionalProperties: false, default: {} },
 )
 
+export const DictationSchema = Type.Object(
+  {
+    commands: Type.Boolean({
+      default: true,
+      description:
+        'Editing by voice on every dictation (POST /v1/dictate, dictum dictate, live dictation sessions): spoken punctuation and layout ("comma", "new line"), "scratch that" / "delete that", "cap <word>", "all caps <word>", "no space", "literally <word>" (docs/desktop.md). History keeps the raw text beside the result; transcription routes never apply it.',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+)
+
 export const HistorySchema = Type.Object(
   {
     enabled: Type.Boolean({ default: true, description: 'Keep a history of dictations.' }),
@@ -436,6 +447,7 @@ export const ConfigSchema = Type.Object(
     vad: VadSchema,
     models: ModelsSchema,
     ai: AiSchema,
+    dictation: DictationSchema,
     history: HistorySchema,
     learning: LearningSchema,
     realtime: RealtimeSchema,

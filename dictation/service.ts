@@ -1,8 +1,9 @@
 /**
- * The whole dictation (docs/api-decisions.md): decode → engine → replacements → AI enhancement (when a provider is
- * selected) → history entry. Enhancement failing never loses the dictation: the entry keeps the raw text as
- * finalText and says what went wrong. Nor does storing failing (database busy, disk full): the text is
- * returned with `stored: false` and `storeError`.
+ * The whole dictation (docs/api-decisions.md): decode → engine → replacements → editing by voice (the
+ * dictation stage, `dictation.commands`) → AI enhancement (when a provider is selected) → history entry, which
+ * keeps the engine's text (replacements applied) as `rawText` beside the result. Enhancement failing never
+ * loses the dictation: the entry keeps the edited text as finalText and says what went wrong. Nor does
+ * storing failing (database busy, disk full): the text is returned with `stored: false` and `storeError`.
  */
 import { randomUUID } from 'node:crypto'
 import type { AudioSource } from '../audio/index.ts'
@@ -15,6 +16,7 @@ import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { ProviderRegistry } from '../kernel/provider-registry.ts'
 import type { PostprocessService } from '../postprocess/service.ts'
 import { storageFailure } from '../storage/failures.ts'
+import { applyDictationCommands } from '../text/commands.ts'
 import type { Transcript, TranscriptionService } from '../transcription/service.ts'
 
 export interface DictateOptions {
@@ -64,10 +66,12 @@ export class DictationService {
     }
     const audio = recording ? await this.#finish(recording) : null
     const rawText = transcript.text
-    const enhanced = await this.#postprocess(rawText, options)
+    const commands = this.#deps.configStore.current.dictation.commands
+    const edited = commands ? applyDictationCommands(rawText).text : rawText
+    const enhanced = await this.#postprocess(edited, { ...options, commandsApplied: commands })
     const draft = {
       rawText,
-      finalText: enhanced.text ?? rawText,
+      finalText: enhanced.text ?? edited,
       appName: options.appName ?? '',
       windowTitle: options.windowTitle ?? '',
       wasAIProcessed: enhanced.text !== null,
@@ -120,13 +124,14 @@ export class DictationService {
   /** The enhanced text, or null with the reason (null when enhancement was not attempted). */
   async #postprocess(
     text: string,
-    options: DictateOptions,
+    options: DictateOptions & { commandsApplied: boolean },
   ): Promise<{ text: string | null; error: string | null }> {
     if (text.trim() === '' || this.#deps.providers.activeId === 'none') return { text: null, error: null }
     try {
       const result = await this.#deps.postprocess.process(text, {
         ...(options.appName ? { appName: options.appName } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        commandsApplied: options.commandsApplied,
       })
       return { text: result.text, error: null }
     } catch (err) {

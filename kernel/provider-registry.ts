@@ -87,7 +87,7 @@ export class ProviderRegistry {
    */
   async process(
     text: string,
-    request: { appName?: string; signal?: AbortSignal } = {},
+    request: { appName?: string; signal?: AbortSignal; commandsApplied?: boolean } = {},
   ): Promise<ProcessOutcome> {
     const id = this.activeId
     if (id === 'none') throw errors.NO_AI_PROVIDER()
@@ -110,7 +110,12 @@ export class ProviderRegistry {
       operation = 'process'
       const result = await limit.race(
         instance.process(
-          { text, ...(prompt ? { prompt } : {}), ...(request.appName ? { appName: request.appName } : {}) },
+          {
+            text,
+            ...(prompt ? { prompt } : {}),
+            ...(request.appName ? { appName: request.appName } : {}),
+            ...(request.commandsApplied ? { commandsApplied: true } : {}),
+          },
           limit.signal,
         ),
       )

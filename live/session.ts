@@ -14,6 +14,7 @@ import { type DictumError, errors } from '../errors/catalogue.ts'
 import type { HistoryService } from '../history/service.ts'
 import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
 import type { AcquiredEngine, ReportedCapabilities } from '../kernel/registry.ts'
+import { applyDictationCommands } from '../text/commands.ts'
 import { engineCustomWords, requestWords } from '../transcription/custom-words.ts'
 import { resultTokens } from '../transcription/logprobs.ts'
 import { languageAmong } from '../transcription/service.ts'
@@ -50,6 +51,11 @@ interface OpenItem {
   done: boolean
 }
 
+/** Completed items a later "scratch that" may still take back (older ones are out of reach). */
+const MAX_REMOVABLE = 100
+/** Words of the longest editing command ("exclamation mark", "all caps <word>"), for the deltas' hold-back. */
+const LONGEST_COMMAND_WORDS = 3
+
 type Settings = Pick<LiveSessionOptions, 'turnDetection' | 'language' | 'languages' | 'prompt' | 'keywords'>
 
 export class LiveSessionImpl implements LiveSession {
@@ -58,6 +64,10 @@ export class LiveSessionImpl implements LiveSession {
   readonly #listener: LiveEventListener
   readonly #inputRate: 16000 | 24000
   readonly #history: LiveSessionOptions['history']
+  /** Items go through the editing stage (a dictation session with `dictation.commands` on). */
+  readonly #commands: boolean
+  /** Completed items with text, oldest first: what a "scratch that" takes back. */
+  readonly #spoken: string[] = []
   #settings: Settings
   /** An update that waits for the open item to end. */
   #pending: Partial<Settings> | null = null
@@ -94,6 +104,7 @@ export class LiveSessionImpl implements LiveSession {
     this.#listener = listener
     this.#inputRate = options.inputSampleRate
     this.#history = options.history ?? null
+    this.#commands = options.commands === true && deps.config().dictation.commands
     this.#settings = {
       turnDetection: options.turnDetection,
       ...(options.language === undefined ? {} : { language: options.language }),
@@ -353,7 +364,10 @@ export class LiveSessionImpl implements LiveSession {
           this.#streaming = false
         },
       }),
-      text: new ItemText((text) => dictionary.applyReplacements(text), longestTriggerWords(triggers)),
+      text: new ItemText(
+        (text) => this.#edited(dictionary.applyReplacements(text)).text,
+        Math.max(longestTriggerWords(triggers), this.#commands ? LONGEST_COMMAND_WORDS : 0),
+      ),
       done: false,
     }
     return open
@@ -426,7 +440,11 @@ export class LiveSessionImpl implements LiveSession {
       )
     }
     if (final.delta !== '') this.#emit({ type: 'delta', itemId: item.id, delta: final.delta })
-    const historyId = await this.#record(final.transcript, item.endSeconds - item.startSeconds)
+    const raw = this.#deps.dictionary.applyReplacements(result.text.trim())
+    const removes = this.#takeBack(this.#edited(raw).removesPrevious)
+    if (final.transcript.trim() !== '') this.#spoken.push(item.id)
+    if (this.#spoken.length > MAX_REMOVABLE) this.#spoken.shift()
+    const historyId = await this.#record(raw, final.transcript, item.endSeconds - item.startSeconds)
     const offset = item.startSeconds
     const { engine } = this.#deps
     this.#emit({
@@ -444,17 +462,30 @@ export class LiveSessionImpl implements LiveSession {
       engine: engine.id,
       provider: engine.displayName,
       historyId,
+      removes,
     })
     this.#committed.reported(item.id)
   }
 
+  /** The editing stage on an item's text, in a dictation session; the text as it is otherwise. */
+  #edited(text: string): { text: string; removesPrevious: number } {
+    return this.#commands ? applyDictationCommands(text) : { text, removesPrevious: 0 }
+  }
+
+  /** The ids of the last `count` items with text, latest first, now taken back. */
+  #takeBack(count: number): string[] {
+    const removed: string[] = []
+    while (removed.length < count && this.#spoken.length > 0) removed.push(this.#spoken.pop() as string)
+    return removed
+  }
+
   /** The history entry's id, or null (history off, not asked for, empty text, or storing failed: logged). */
-  async #record(transcript: string, seconds: number): Promise<string | null> {
+  async #record(raw: string, transcript: string, seconds: number): Promise<string | null> {
     const wanted = this.#history
     if (!wanted || !this.#deps.config().history.enabled || this.#silent) return null
     try {
       const entry = await this.#deps.history.record({
-        rawText: transcript,
+        rawText: raw,
         finalText: transcript,
         appName: wanted.appName,
         ...(wanted.windowTitle === undefined ? {} : { windowTitle: wanted.windowTitle }),

@@ -48,6 +48,11 @@ export interface LiveSessionOptions {
   inputSampleRate: 16000 | 24000
   /** Record each completed item as a dictation in history (when `history.enabled`), with this app name. */
   history?: { appName: string; windowTitle?: string } | null
+  /**
+   * A dictation session: each item goes through the editing stage (text/commands.ts: spoken punctuation,
+   * "scratch that"…) when `dictation.commands` is on. Transcription sessions leave it off.
+   */
+  commands?: boolean
 }
 
 /** What a session reports, in order. `itemId`s are unique per service (`item_` + random). */
@@ -87,6 +92,11 @@ export type LiveEvent =
       provider: string
       /** The history entry's id when it was recorded, else null. */
       historyId: string | null
+      /**
+       * Earlier items this one takes back, latest first (a dictation session's "scratch that" with nothing
+       * before it in the item): a client removes their text. Empty otherwise.
+       */
+      removes: string[]
     }
   /** The item's transcription failed (engine error, crash); the session goes on with the next item. */
   | { type: 'failed'; itemId: string; error: DictumError }

@@ -40,7 +40,7 @@ export class PostprocessService {
   /** Runs the selected provider; empty or blank text is rejected before any provider is called. */
   async process(
     text: string,
-    options: { appName?: string; signal?: AbortSignal } = {},
+    options: { appName?: string; signal?: AbortSignal; commandsApplied?: boolean } = {},
   ): Promise<ProcessOutcome> {
     if (text.trim() === '') throw postprocessErrors.EMPTY_TEXT()
     return this.#providers.process(text, options)

@@ -3,12 +3,13 @@
 # with its English model, espeak-ng for the pronunciation of custom words it does not know, ffmpeg for
 # non-WAV audio, tools for model archives and test fixtures, systemd-analyze to check the service unit,
 # redis-server for the job queue's tests, Debian's chromium and firefox-esr for the web app's browser tests,
-# openssl for the certificate of the realtime SDK test, which only speaks wss),
+# openssl for the certificate of the realtime SDK test, which only speaks wss, and an X desktop for the
+# desktop tests of `dictum dictate --type`: the Xvfb server, xdotool, and xterm as the focused window),
 # then the npm dependencies. Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(pocketsphinx pocketsphinx-en-us espeak-ng ffmpeg bzip2 unzip zip sox python3-onnx systemd redis-server chromium firefox-esr openssl)
+PACKAGES=(pocketsphinx pocketsphinx-en-us espeak-ng ffmpeg bzip2 unzip zip sox python3-onnx systemd redis-server chromium firefox-esr openssl xvfb xdotool xterm)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

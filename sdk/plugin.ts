@@ -66,6 +66,20 @@ export {
 export { isSecretName, maskUrlCredentials, redact, redactError, secretValues } from '../lib/secrets.ts'
 // Time limits, abortable waits.
 export { raceAbort, sleep, type TimeLimit, timeLimit } from '../lib/timeout.ts'
+// Dictated text: the tokens and the editing stage ("comma", "new line", "scratch that"…) dictum applies to
+// every dictation (text/commands.ts), for providers that clean dictated text (the rules provider).
+export { applyCommandTokens, applyDictationCommands, type EditedText } from '../text/commands.ts'
+export { render as renderTokens } from '../text/render.ts'
+export {
+  erase,
+  matchPhrase,
+  nextVisible,
+  normalWord,
+  previousVisible,
+  type Token,
+  tokenize,
+  wordAt,
+} from '../text/tokens.ts'
 export { OnnxFileError, readOnnxFile } from '../vad/onnx-file.ts'
 export {
   type ChatPrompt,

@@ -28,6 +28,11 @@ export interface ProviderProcessRequest {
   prompt?: string
   /** Name of the frontmost application, when known (dictation). */
   appName?: string
+  /**
+   * True when dictum's editing stage (`dictation.commands`: spoken punctuation, "scratch that"…) already
+   * ran on `text`: a provider must not carry the commands out again ("literally comma" left the word).
+   */
+  commandsApplied?: boolean
 }
 
 export interface ProviderProcessResult {

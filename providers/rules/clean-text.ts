@@ -1,12 +1,14 @@
-/** The rules provider's pipeline: fillers, spoken punctuation, spacing, capitals. Pure and synchronous. */
+/**
+ * The rules provider's pipeline: fillers, spoken commands (dictum's editing stage, through the SDK: the
+ * same one every dictation path applies), spacing, capitals. Pure and synchronous.
+ */
+import { applyCommandTokens, normalWord, renderTokens, tokenize } from '../../sdk/plugin.ts'
 import { capitalize } from './capitalize.ts'
 import { removeFillers } from './fillers.ts'
-import { render } from './render.ts'
-import { convertSpokenMarks } from './spoken-marks.ts'
-import { normalWord, tokenize } from './tokens.ts'
 
 export interface CleanSettings {
   fillers: boolean
+  /** Carry out spoken punctuation, layout and editing commands. */
   punctuation: boolean
   capitalize: boolean
   /** Extra filler words or phrases, each split into lower-case words (see {@link fillerPhrase}). */
@@ -16,8 +18,8 @@ export interface CleanSettings {
 export function cleanDictation(text: string, settings: CleanSettings): string {
   const tokens = tokenize(text)
   if (settings.fillers) removeFillers(tokens, { extra: settings.extraFillers })
-  if (settings.punctuation) convertSpokenMarks(tokens)
-  const rendered = render(tokens)
+  if (settings.punctuation) applyCommandTokens(tokens)
+  const rendered = renderTokens(tokens)
   return settings.capitalize ? capitalize(rendered) : rendered
 }
 

@@ -5,7 +5,7 @@
  * Words in capitals ("ER", "UM") are taken for abbreviations and kept. Extra fillers from the options are
  * removed wherever they occur as whole words.
  */
-import { erase, matchPhrase, nextVisible, type Token } from './tokens.ts'
+import { erase, matchPhrase, nextVisible, type Token } from '../../sdk/plugin.ts'
 
 /** Hesitation sounds, stretched forms included (umm, uhh, hmmm). "err" and "mm" are real words and units. */
 const HESITATION = /^(?:u+m+|u+h+m*|e+r+m+|er|a+h+|h+m+)$/i

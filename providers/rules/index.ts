@@ -1,7 +1,7 @@
 /**
- * The rules provider: local, instant, no model. Removes hesitation fillers, turns spoken punctuation and
- * layout commands into characters, tidies spacing and capitalises sentence starts and "I". It never
- * rewrites other words; see docs/providers.md for the exact rules.
+ * The rules provider: local, instant, no model. Removes hesitation fillers, carries out spoken punctuation,
+ * layout and editing commands (dictum's editing stage, text/commands.ts, through the SDK), tidies
+ * spacing and capitalises sentence starts and "I". It never rewrites other words; see docs/providers.md.
  */
 import { type Static, Type } from '@sinclair/typebox'
 import { defineProvider } from '../../sdk/plugin.ts'
@@ -16,7 +16,8 @@ const optionsSchema = Type.Object(
     }),
     punctuation: Type.Boolean({
       default: true,
-      description: 'Turn spoken punctuation and layout ("comma", "period", "new line") into characters.',
+      description:
+        'Carry out spoken punctuation, layout and editing commands ("comma", "period", "new line", "scratch that"): dictum\'s editing stage (docs/desktop.md). Skipped on text the dictation stage already edited (dictation.commands).',
     }),
     capitalize: Type.Boolean({
       default: true,
@@ -51,7 +52,9 @@ export default defineProvider({
     return {
       async process(request, signal) {
         if (signal.aborted) throw abortError('rules', signal)
-        return { text: cleanDictation(request.text, settings), model: RULES_MODEL }
+        // On a dictation whose commands dictum already carried out, doing them again would undo "literally".
+        const wanted = request.commandsApplied ? { ...settings, punctuation: false } : settings
+        return { text: cleanDictation(request.text, wanted), model: RULES_MODEL }
       },
       async close() {},
     }

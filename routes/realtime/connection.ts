@@ -80,6 +80,8 @@ export interface ConnectionOptions {
   model: string | undefined
   /** History app name of the completed items. */
   appName: string
+  /** A dictation session (`?dictation=true`): items go through the editing stage. */
+  dictation: boolean
 }
 
 export class RealtimeConnection {
@@ -147,6 +149,7 @@ export class RealtimeConnection {
           turnDetection: s.turnDetection,
           inputSampleRate: s.inputSampleRate,
           history: { appName: this.#options.appName },
+          commands: this.#options.dictation,
         },
         (event) => this.#onLiveEvent(event),
       )
@@ -359,6 +362,8 @@ export class RealtimeConnection {
             item_id: event.itemId,
             content_index: 0,
             transcript: event.transcript,
+            // dictum's extension: the items a dictation session's "scratch that" takes back
+            ...(event.removes.length > 0 ? { removed_item_ids: event.removes } : {}),
             ...(this.#settings.logprobs ? { logprobs: event.tokens && toLogprobs(event.tokens) } : {}),
             usage: {
               type: 'duration',

@@ -30,6 +30,8 @@ interface RealtimeQuery {
   model?: string
   intent?: string
   app?: string
+  /** `true`: a dictation session, whose items go through the editing stage (dictation.commands). */
+  dictation?: string
 }
 
 const MAX_APP_NAME = 1024
@@ -123,6 +125,7 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
           shape: beta ? 'beta' : 'ga',
           model: request.query.model,
           appName: request.query.app || 'realtime',
+          dictation: request.query.dictation === 'true',
         },
       )
       connections.add(connection)
@@ -142,6 +145,9 @@ function queryProblem(query: RealtimeQuery): string | null {
   }
   if (query.intent !== undefined && query.intent !== 'transcription') {
     return `intent must be "transcription" (dictum serves transcription sessions).`
+  }
+  if (query.dictation !== undefined && query.dictation !== 'true' && query.dictation !== 'false') {
+    return 'dictation must be "true" or "false".'
   }
   if ((query.app?.length ?? 0) > MAX_APP_NAME) return `app is longer than ${MAX_APP_NAME} characters.`
   return null

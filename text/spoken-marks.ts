@@ -1,5 +1,6 @@
 /**
- * Spoken punctuation and layout ("comma", "question mark", "new paragraph") turned into characters.
+ * Spoken punctuation and layout ("comma", "question mark", "new paragraph") turned into characters: part of
+ * the editing stage (text/commands.ts).
  *
  * The same words are ordinary nouns in other sentences ("a comma separated list", "the trial period ends",
  * "we launched a new line of shoes"), so a command is only converted where a noun reading is unlikely:
@@ -36,7 +37,7 @@ interface SpokenCommand {
 }
 
 /** Words after which a sentence cannot end, so what follows is a noun. */
-const DETERMINERS = new Set(
+export const DETERMINERS = new Set(
   'a an the my your his her its our their each every no any another which whose per extra missing'.split(' '),
 )
 
@@ -111,24 +112,33 @@ for (const spoken of COMMANDS) {
 /** Engine punctuation next to a command that the command replaces. */
 const ENGINE_MARKS = new Set([',', '.', ';', ':', '!', '?'])
 
-/** Converts every spoken command in place. */
-export function convertSpokenMarks(tokens: Token[]): void {
-  const open = { quote: 0, paren: 0 }
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]
-    if (token?.kind !== 'word') continue
-    const candidates = BY_FIRST_WORD.get(token.text.toLowerCase())
-    if (!candidates) continue
-    for (const spoken of candidates) {
-      const end = matchPhrase(tokens, i, spoken.words)
-      if (end < 0 || !isCommand(tokens, i, end, spoken, open)) continue
-      if (spoken.opens) open[spoken.opens]++
-      if (spoken.closes) open[spoken.closes]--
-      place(tokens, i, end, spoken)
-      i = end
-      break
-    }
+/** Voice-opened quotes and parentheses not yet closed: a close is only converted while its group is open. */
+export interface OpenGroups {
+  quote: number
+  paren: number
+}
+
+/** The words of every spoken mark ("comma", "question mark"…), for "literally" to know what it protects. */
+export const SPOKEN_MARK_PHRASES: readonly (readonly string[])[] = COMMANDS.map((spoken) => spoken.words)
+
+/**
+ * Converts the spoken mark starting at word `i`, if there is one there and it reads as a command. Returns
+ * the index of its last token, or -1 (nothing converted).
+ */
+export function convertMarkAt(tokens: Token[], i: number, open: OpenGroups): number {
+  const token = tokens[i]
+  if (token?.kind !== 'word') return -1
+  const candidates = BY_FIRST_WORD.get(token.text.toLowerCase())
+  if (!candidates) return -1
+  for (const spoken of candidates) {
+    const end = matchPhrase(tokens, i, spoken.words)
+    if (end < 0 || !isCommand(tokens, i, end, spoken, open)) continue
+    if (spoken.opens) open[spoken.opens]++
+    if (spoken.closes) open[spoken.closes]--
+    place(tokens, i, end, spoken)
+    return end
   }
+  return -1
 }
 
 function isCommand(
@@ -136,7 +146,7 @@ function isCommand(
   start: number,
   end: number,
   spoken: SpokenCommand,
-  open: { quote: number; paren: number },
+  open: OpenGroups,
 ): boolean {
   if (spoken.closes && open[spoken.closes] <= 0) return false
   const previous = previousVisible(tokens, start)
