@@ -5,7 +5,18 @@ import path from 'node:path'
 import type { Test } from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import type { DictumConfig } from '../../config/schema.ts'
+import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
+import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
 import { type BuildOptions, buildApp, type DictumApp } from '../../server/app.ts'
+
+/**
+ * The built-in engines run in the test process unless a test asks for isolation (`runnerFactory`): the
+ * engine's work is the same, without an engine host process (and its start-up) per app. Fixture engines
+ * keep the isolation they declare: some of them crash, hang or leak on purpose.
+ */
+const INLINE_ENGINES = new Set(['pocketsphinx'])
+export const inlineBuiltInEngines = (options: EngineRunnerOptions) =>
+  createEngineRunner(INLINE_ENGINES.has(options.engineId) ? { ...options, isolation: 'none' } : options)
 
 export type ConfigOverrides = Record<string, unknown>
 
@@ -43,7 +54,11 @@ export async function build(
   overrides: ConfigOverrides = {},
   options: BuildOptions = {},
 ): Promise<DictumApp> {
-  const app = await buildApp(testConfig(t, overrides), { logger: false, ...options })
+  const app = await buildApp(testConfig(t, overrides), {
+    logger: false,
+    runnerFactory: inlineBuiltInEngines,
+    ...options,
+  })
   t.teardown(() => app.close())
   await app.ready()
   return app
