@@ -9,6 +9,7 @@ import { benchCustomWords } from './custom-words.ts'
 import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchLive } from './live.ts'
+import { benchLiveCpu } from './live-cpu.ts'
 import { benchLiveSoak } from './live-soak.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
@@ -39,6 +40,7 @@ const sections: Record<string, Section> = {
   abuse: () => benchAbuse(),
   live: () => benchLive(),
   'live-soak': () => benchLiveSoak(),
+  'live-cpu': () => benchLiveCpu(),
   jobs: () => benchJobs(),
   web: () => benchWeb(),
   'long-file': () => benchLongFile(),
