@@ -27,6 +27,7 @@ import { errorBody, errors } from './errors.ts'
 import { accessLog } from './http/access-log.ts'
 import { clientErrorHandler, closeIfBodyUnread, errorHandler, frameworkErrors } from './http/error-handler.ts'
 import { createGuard } from './http/guard.ts'
+import { lazySchemaCompilers } from './http/lazy-schema-compilers.ts'
 import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './http/request-timeout.ts'
 import { RoutesTable } from './http/routes-table.ts'
 import { checkPluginConfig } from './plugin-options.ts'
@@ -80,6 +81,8 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
     return503OnClosing: true,
     http: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     forceCloseConnections: 'idle',
+    // Each route's schemas compile at its first request, not at boot (http/lazy-schema-compilers.ts).
+    schemaController: { compilersFactory: lazySchemaCompilers() as never },
     // Requests share the app logger instead of a pino child each (which costs ~10% of a small request's
     // time); the few per-request lines (errors) carry `reqId` themselves.
     childLoggerFactory: (logger) => logger,
