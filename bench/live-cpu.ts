@@ -14,6 +14,7 @@ import { deserialize, serialize } from 'node:v8'
 import { Value } from '@sinclair/typebox/value'
 import { createResampler } from '../audio/resampler.ts'
 import { toPcm16 } from '../cli/live-dictation.ts'
+import { VadSchema } from '../config/schema.ts'
 import { PocketsphinxDecoder } from '../engines/pocketsphinx/decoder.ts'
 import { findLibraries } from '../engines/pocketsphinx/libraries.ts'
 import { loadNative } from '../engines/pocketsphinx/native.ts'
@@ -23,12 +24,11 @@ import {
   searchArguments,
 } from '../engines/pocketsphinx/options.ts'
 import { hypothesisText, toInt16 } from '../engines/pocketsphinx/transcript.ts'
-import { VadSchema } from '../config/schema.ts'
 import { TurnDetector } from '../live/turn-detector.ts'
-import { VadSegmenter } from '../vad/vad-segmenter.ts'
 import { readClip } from '../test/engines/pocketsphinx/clips.ts'
 import { referenceTranscripts, vadModelPath } from '../test/helpers/fixtures.ts'
 import { corpusWordErrorRate } from '../test/helpers/wer.ts'
+import { VadSegmenter } from '../vad/vad-segmenter.ts'
 import { round } from './lib/load.ts'
 
 const RATE = 16000
@@ -110,32 +110,61 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
   const texts: Record<string, { reference: string; hypothesis: string }[]> = {}
   const add = (name: string, ms: number, reference?: string, hypothesis?: string) => {
     totals[name] = (totals[name] ?? 0) + ms
-    if (reference !== undefined && hypothesis !== undefined)
-      (texts[name] ??= []).push({ reference, hypothesis })
+    if (reference === undefined || hypothesis === undefined) return
+    const pairs = texts[name] ?? []
+    pairs.push({ reference, hypothesis })
+    texts[name] = pairs
   }
   try {
     for (let r = 0; r < rounds; r++) {
       for (const u of utterances) {
         let text = ''
-        add('final pass: decode() of the whole utterance', cpuMs(() => {
-          text = hypothesisText(batch.decode(u.pcm).hypothesis)
-        }), u.reference, text)
+        add(
+          'final pass: decode() of the whole utterance',
+          cpuMs(() => {
+            text = hypothesisText(batch.decode(u.pcm).hypothesis)
+          }),
+          u.reference,
+          text,
+        )
         for (const [i, every] of [1, 2].entries()) {
-          add(`live pass, file search, hypothesis every ${every * 100} ms`, cpuMs(() => {
-            text = livePass(live[i] as PocketsphinxDecoder, u.pcm, every)
-          }), u.reference, text)
+          add(
+            `live pass, file search, hypothesis every ${every * 100} ms`,
+            cpuMs(() => {
+              text = livePass(live[i] as PocketsphinxDecoder, u.pcm, every)
+            }),
+            u.reference,
+            text,
+          )
         }
         for (const { name, decoder } of lighter) {
           for (const every of [1]) {
-            add(`live pass, ${name}, hypothesis every ${every * 100} ms`, cpuMs(() => {
-              text = livePass(decoder, u.pcm, every)
-            }), u.reference, text)
+            add(
+              `live pass, ${name}, hypothesis every ${every * 100} ms`,
+              cpuMs(() => {
+                text = livePass(decoder, u.pcm, every)
+              }),
+              u.reference,
+              text,
+            )
           }
         }
-        add('service: Silero turn detection', cpuMs(() => turnDetection(u.samples)))
-        add('service: resampling 24 kHz to 16 kHz', cpuMs(() => resample24k(u.samples)))
-        add('service: append events (JSON, base64, PCM16 to float)', cpuMs(() => appendEvents(u.samples)))
-        add('service: chunks serialised to the engine host and back', cpuMs(() => hostMessages(u.samples)))
+        add(
+          'service: Silero turn detection',
+          cpuMs(() => turnDetection(u.samples)),
+        )
+        add(
+          'service: resampling 24 kHz to 16 kHz',
+          cpuMs(() => resample24k(u.samples)),
+        )
+        add(
+          'service: append events (JSON, base64, PCM16 to float)',
+          cpuMs(() => appendEvents(u.samples)),
+        )
+        add(
+          'service: chunks serialised to the engine host and back',
+          cpuMs(() => hostMessages(u.samples)),
+        )
       }
     }
   } finally {

@@ -10,12 +10,7 @@ import {
 import { type BiasPlan, planBias, unknownWords } from './custom-words.ts'
 import type { PocketsphinxDecoder } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
-import {
-  liveSearchArguments,
-  type ModelPaths,
-  type PocketsphinxOptions,
-  searchArguments,
-} from './options.ts'
+import { liveSearchArguments, type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
 import { letterToSound, type PronunciationDictionary, readDictionary } from './pronunciations.ts'
 import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'

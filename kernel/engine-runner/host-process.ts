@@ -124,7 +124,13 @@ class EngineHostProcess {
     }
   }
 
-  #failed(id: number, entry: HostStream, stream: EngineStream, operation: 'accept' | 'finish', error: unknown) {
+  #failed(
+    id: number,
+    entry: HostStream,
+    stream: EngineStream,
+    operation: 'accept' | 'finish',
+    error: unknown,
+  ) {
     this.#streams.delete(id)
     entry.stream = null
     send({ type: 'stream-error', id, operation, error: toWireError(error) })

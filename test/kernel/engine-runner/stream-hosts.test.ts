@@ -218,6 +218,9 @@ t.test("a finish does not wait behind another stream's chunks queued on the same
   const done = (result.debug?.samplesInProcess as number) - audio(200).length
   // Before, each stream's calls were chained promises: the host ran every chunk already queued (a chain of
   // microtasks never yields to the event loop) before it even read the other stream's messages.
-  t.ok(done < behindSamples, `samples of the first stream decoded before the finish: ${done} of ${behindSamples}`)
+  t.ok(
+    done < behindSamples,
+    `samples of the first stream decoded before the finish: ${done} of ${behindSamples}`,
+  )
   behind.cancel()
 })

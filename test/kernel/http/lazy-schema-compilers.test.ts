@@ -17,21 +17,29 @@ const require = createRequire(import.meta.url)
  * compiler is its `index.js`.
  */
 function loaded(name: string): boolean {
-  return Object.keys(require.cache).some((file) => file.endsWith(`/node_modules/${name}/index.js`) || file.endsWith(`/node_modules/${name}/dist/2020.js`) || file.endsWith(`/node_modules/${name}/dist/ajv.js`))
+  return Object.keys(require.cache).some(
+    (file) =>
+      file.endsWith(`/node_modules/${name}/index.js`) ||
+      file.endsWith(`/node_modules/${name}/dist/2020.js`) ||
+      file.endsWith(`/node_modules/${name}/dist/ajv.js`),
+  )
 }
 
-t.test('dictum builds and gets ready without Ajv or fast-json-stringify; the first request loads them', async (t) => {
-  const app = await build(t)
-  t.notOk(loaded('ajv'), 'Ajv is not loaded at boot')
-  t.notOk(loaded('fast-json-stringify'), 'fast-json-stringify is not loaded at boot')
-  const health = await app.inject({ method: 'GET', url: '/v1/health' })
-  t.equal(health.statusCode, 200)
-  t.equal(health.json().status, 'ok')
-  t.ok(loaded('fast-json-stringify'), 'loaded by the first response with a schema')
-  const engines = await app.inject({ method: 'GET', url: '/v1/engines' })
-  t.equal(engines.statusCode, 200)
-  t.ok(Array.isArray(engines.json().items), 'another route compiles its own schema at its first request')
-})
+t.test(
+  'dictum builds and gets ready without Ajv or fast-json-stringify; the first request loads them',
+  async (t) => {
+    const app = await build(t)
+    t.notOk(loaded('ajv'), 'Ajv is not loaded at boot')
+    t.notOk(loaded('fast-json-stringify'), 'fast-json-stringify is not loaded at boot')
+    const health = await app.inject({ method: 'GET', url: '/v1/health' })
+    t.equal(health.statusCode, 200)
+    t.equal(health.json().status, 'ok')
+    t.ok(loaded('fast-json-stringify'), 'loaded by the first response with a schema')
+    const engines = await app.inject({ method: 'GET', url: '/v1/engines' })
+    t.equal(engines.statusCode, 200)
+    t.ok(Array.isArray(engines.json().items), 'another route compiles its own schema at its first request')
+  },
+)
 
 t.test('a lazily compiled route validates and serialises as Fastify does', async (t) => {
   const app = Fastify({ schemaController: { compilersFactory: lazySchemaCompilers() as never } })
