@@ -7,11 +7,12 @@ import { readVersion } from '../../lib/version.ts'
 export const HealthSchema = Type.Object({ status: Type.Literal('ok'), version: Type.String() })
 
 export const healthRoutes = routePlugin('health', async (app) => {
-  const version = readVersion()
-  app.get('/health', { schema: { response: { 200: HealthSchema } } }, async () => ({
-    status: 'ok' as const,
-    version,
-  }))
+  // Serialised once, here: the answer never changes, and the first health check after start-up (what a
+  // supervisor waits for) then needs no schema compiled (kernel/http/lazy-schema-compilers.ts).
+  const body = JSON.stringify({ status: 'ok', version: readVersion() })
+  app.get('/health', { schema: { response: { 200: HealthSchema } } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(body),
+  )
 })
 
 export const healthFeature: Feature = { name: 'health', routes: { prefix: '/v1', plugin: healthRoutes } }

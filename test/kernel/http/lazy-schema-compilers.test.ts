@@ -34,10 +34,11 @@ t.test(
     const health = await app.inject({ method: 'GET', url: '/v1/health' })
     t.equal(health.statusCode, 200)
     t.equal(health.json().status, 'ok')
-    t.ok(loaded('fast-json-stringify'), 'loaded by the first response with a schema')
+    t.notOk(loaded('fast-json-stringify'), 'the health answer is serialised once, without a compiler')
     const engines = await app.inject({ method: 'GET', url: '/v1/engines' })
     t.equal(engines.statusCode, 200)
     t.ok(Array.isArray(engines.json().items), 'another route compiles its own schema at its first request')
+    t.ok(loaded('fast-json-stringify'), 'loaded by the first response that needs a schema')
   },
 )
 
