@@ -24,12 +24,13 @@ import {
   searchArguments,
 } from '../engines/pocketsphinx/options.ts'
 import { hypothesisText, toInt16 } from '../engines/pocketsphinx/transcript.ts'
+import { ItemText } from '../live/deltas.ts'
 import { TurnDetector } from '../live/turn-detector.ts'
 import { readClip } from '../test/engines/pocketsphinx/clips.ts'
 import { referenceTranscripts, vadModelPath } from '../test/helpers/fixtures.ts'
 import { corpusWordErrorRate } from '../test/helpers/wer.ts'
 import { VadSegmenter } from '../vad/vad-segmenter.ts'
-import { round } from './lib/load.ts'
+import { median, round } from './lib/load.ts'
 
 const RATE = 16000
 const CHUNK = RATE / 10
@@ -37,11 +38,7 @@ const CHUNK = RATE / 10
 /** Lighter searches tried for the live pass: arguments replacing the file search's (or added). */
 const LIGHTER_SEARCHES: Record<string, string[]> = {
   '-maxhmmpf 3000': ['-maxhmmpf', '3000'],
-  'beams 1e-40/1e-24': ['-beam', '1e-40', '-pbeam', '1e-40', '-wbeam', '1e-24'],
-  'beams 1e-30/1e-20, -maxhmmpf 5000': [
-    ...['-beam', '1e-30', '-pbeam', '1e-30', '-wbeam', '1e-20', '-lpbeam', '1e-30', '-lponlybeam', '1e-20'],
-    ...['-maxhmmpf', '5000'],
-  ],
+  '-maxhmmpf 10000': ['-maxhmmpf', '10000'],
 }
 
 /** `base` with each `-name value` pair of `change` replacing the same name's value, or added. */
@@ -69,18 +66,35 @@ function cpuMs(run: () => void): number {
   return (used.user + used.system) / 1000
 }
 
+/** What a live pass gives: its last hypothesis, and the deltas a session would send (live/deltas.ts). */
+interface LivePassText {
+  hypothesis: string
+  /** The deltas while speaking, then the last one the final gives. */
+  deltas: string
+  /** The longest stretch without a delta while the audio went on, ms. */
+  longestGapMs: number
+}
+
 /** The live pass over one utterance: a hypothesis every `every` chunks (and after the last one). */
-function livePass(decoder: PocketsphinxDecoder, pcm: Int16Array, every: number): string {
+function livePass(decoder: PocketsphinxDecoder, pcm: Int16Array, every: number, final: string): LivePassText {
+  const item = new ItemText((text) => text, 0)
   decoder.startUtterance()
   let hypothesis = ''
   let chunks = 0
+  let lastDelta = 0
+  let longestGapMs = 0
   for (let at = 0; at < pcm.length; at += CHUNK) {
     const last = at + CHUNK >= pcm.length
     const text = decoder.processChunk(pcm.subarray(at, at + CHUNK), ++chunks % every === 0 || last)
-    if (text !== null) hypothesis = text
+    if (text === null) continue
+    hypothesis = hypothesisText(text)
+    if (item.partial(hypothesis).delta !== '') {
+      if (lastDelta > 0) longestGapMs = Math.max(longestGapMs, (chunks - lastDelta) * 100)
+      lastDelta = chunks
+    }
   }
   decoder.endUtterance()
-  return hypothesisText(hypothesis)
+  return { hypothesis, deltas: item.emitted + item.final(final).delta, longestGapMs }
 }
 
 export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | string>> {
@@ -93,7 +107,8 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
   const batch = PocketsphinxDecoder.open(native, paths, fileSearch)
   // A live decoder per variant: live CMN carries from one utterance to the next on a decoder, so variants
   // sharing one would see each other's audio.
-  const live = [1, 2].map(() => PocketsphinxDecoder.open(native, paths, fileSearch))
+  const liveDecoder = PocketsphinxDecoder.open(native, paths, fileSearch)
+  const gaps: Record<string, number[]> = {}
   const lighter = Object.entries(LIGHTER_SEARCHES).map(([name, change]) => ({
     name,
     decoder: PocketsphinxDecoder.open(native, paths, withArguments(fileSearch, change)),
@@ -127,28 +142,20 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
           u.reference,
           text,
         )
-        for (const [i, every] of [1, 2].entries()) {
-          add(
-            `live pass, file search, hypothesis every ${every * 100} ms`,
-            cpuMs(() => {
-              text = livePass(live[i] as PocketsphinxDecoder, u.pcm, every)
-            }),
-            u.reference,
-            text,
-          )
+        const final = text
+        const pass = (name: string, decoder: PocketsphinxDecoder) => {
+          let live: LivePassText = { hypothesis: '', deltas: '', longestGapMs: 0 }
+          const ms = cpuMs(() => {
+            live = livePass(decoder, u.pcm, 1, final)
+          })
+          add(name, ms, u.reference, live.hypothesis)
+          add(`${name}: deltas`, 0, u.reference, live.deltas)
+          const longest = gaps[name] ?? []
+          longest.push(live.longestGapMs)
+          gaps[name] = longest
         }
-        for (const { name, decoder } of lighter) {
-          for (const every of [1]) {
-            add(
-              `live pass, ${name}, hypothesis every ${every * 100} ms`,
-              cpuMs(() => {
-                text = livePass(decoder, u.pcm, every)
-              }),
-              u.reference,
-              text,
-            )
-          }
-        }
+        pass('live pass, file search', liveDecoder)
+        for (const { name, decoder } of lighter) pass(`live pass, ${name}`, decoder)
         add(
           'service: Silero turn detection',
           cpuMs(() => turnDetection(u.samples)),
@@ -169,7 +176,7 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
     }
   } finally {
     batch.free()
-    for (const decoder of live) decoder.free()
+    liveDecoder.free()
     for (const { decoder } of lighter) decoder.free()
   }
   const figures: Record<string, number | string> = {
@@ -177,7 +184,9 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
     ...(await piecesAgainstWhole(native, paths, fileSearch, utterances)),
   }
   for (const [name, ms] of Object.entries(totals)) {
-    figures[`${name}: CPU ms per audio second`] = perSecond(ms)
+    if (!name.endsWith(': deltas')) figures[`${name}: CPU ms per audio second`] = perSecond(ms)
+    const longest = gaps[name]
+    if (longest) figures[`${name}: longest delta gap per clip, median ms`] = median(longest)
     const pairs = texts[name]
     if (pairs) figures[`${name}: WER of its last hypothesis`] = round(corpusWordErrorRate(pairs), 3)
   }
