@@ -5,8 +5,10 @@
  *   POST /v1/transcribe of the same clip (the same engine transcribing it as a file), alternating;
  * - cadence: the gaps between `delta` events while speech goes on (target: one at least every 0.5 s);
  * - capacity: N sessions at once, each pacing jfk.wav in real time: a session keeps real time when its
- *   completed event comes no later than the single session's latency plus 1 s.
+ *   last completed event comes no later than the single session's latency plus 1 s; with the client's
+ *   commit ending the clip as one item, and with the server's VAD ending items at pauses (OpenAI's default).
  */
+import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
@@ -35,6 +37,8 @@ interface LiveRun {
   /** From the first audio to the first delta, ms. */
   firstDeltaMs: number | null
   transcript: string
+  /** Items the clip became (1 when the client commits; the server's VAD may cut it at pauses). */
+  items: number
   /** The deltas concatenated. */
   deltasText: string
   /** Deltas sent while audio was still being sent. */
@@ -59,8 +63,15 @@ async function loadClips(): Promise<Clip[]> {
   }
 }
 
-/** One live session: the clip paced in real time, then a commit; resolves with the item's figures. */
-async function live(port: number, clip: Clip): Promise<LiveRun> {
+/**
+ * How a session's items end: the client's commit after the last chunk (`turn_detection: null`, the clip is
+ * one item), or the server's VAD (OpenAI's default `server_vad`: items end at pauses of 500 ms while the
+ * clip is sent; the client's commit after the last chunk ends the last one).
+ */
+type TurnDetection = 'client' | 'server_vad'
+
+/** One live session: the clip paced in real time, then a commit; resolves once every item has completed. */
+async function live(port: number, clip: Clip, turns: TurnDetection = 'client'): Promise<LiveRun> {
   const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/realtime?intent=transcription&app=bench`)
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve())
@@ -73,26 +84,55 @@ async function live(port: number, clip: Clip): Promise<LiveRun> {
   let text = ''
   let sending = true
   let committedAt = 0
-  const completed = new Promise<{ at: number; transcript: string }>((resolve, reject) => {
+  /** Items committed, in order, and their transcripts once completed. */
+  const items: string[] = []
+  const transcripts = new Map<string, string>()
+  /**
+   * The client's commit after the last chunk was answered: by `committed` (the server's events come in
+   * order, so one arriving after it was sent is its answer or the VAD's last cut, after which it is empty),
+   * or by the error for an empty buffer (the VAD had already ended the last item).
+   */
+  let commitSent = false
+  let commitAnswered = false
+  const completed = new Promise<{ at: number }>((resolve, reject) => {
+    const settle = () => {
+      if (commitAnswered && items.every((id) => transcripts.has(id))) resolve({ at: performance.now() })
+    }
     socket.on('message', (data) => {
-      const event = JSON.parse(data.toString()) as { type: string; transcript?: string; error?: unknown }
+      const event = JSON.parse(data.toString()) as {
+        type: string
+        item_id?: string
+        transcript?: string
+        error?: { code?: string }
+      }
       if (event.type === 'conversation.item.input_audio_transcription.delta') {
         text += (event as { delta?: string }).delta ?? ''
         if (sending) deltas.push(performance.now())
-      } else if (event.type === 'conversation.item.input_audio_transcription.completed')
-        resolve({ at: performance.now(), transcript: event.transcript ?? '' })
-      else if (event.type === 'error' || event.type === 'conversation.item.input_audio_transcription.failed')
+      } else if (event.type === 'input_audio_buffer.committed') {
+        items.push(event.item_id as string)
+        if (commitSent) commitAnswered = true
+      } else if (event.type === 'conversation.item.input_audio_transcription.completed') {
+        transcripts.set(event.item_id as string, event.transcript ?? '')
+        settle()
+      } else if (event.type === 'error' && event.error?.code === 'input_audio_buffer_commit_empty') {
+        commitAnswered = true
+        settle()
+      } else if (
+        event.type === 'error' ||
+        event.type === 'conversation.item.input_audio_transcription.failed'
+      )
         reject(new Error(JSON.stringify(event)))
     })
     socket.once('close', () => reject(new Error('the session closed before completed')))
   })
   completed.catch(() => {})
+  const turnDetection = turns === 'client' ? null : { type: 'server_vad' }
   socket.send(
     JSON.stringify({
       type: 'session.update',
       session: {
         type: 'transcription',
-        audio: { input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: null } },
+        audio: { input: { format: { type: 'audio/pcm', rate: RATE }, turn_detection: turnDetection } },
       },
     }),
   )
@@ -111,18 +151,24 @@ async function live(port: number, clip: Clip): Promise<LiveRun> {
   }
   sending = false
   committedAt = performance.now()
+  commitSent = true
   socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }))
   const done = await completed
   socket.close(1000)
+  const transcript = items
+    .map((id) => transcripts.get(id) ?? '')
+    .filter(Boolean)
+    .join(' ')
   const gapsMs = deltas.slice(1).map((at, i) => at - (deltas[i] as number))
   return {
     latencyMs: done.at - committedAt,
     gapsMs,
     firstDeltaMs: deltas.length > 0 ? (deltas[0] as number) - started : null,
-    transcript: done.transcript,
+    transcript,
+    items: items.length,
     deltasText: text,
     deltasWhileSpeaking: deltas.length,
-    revised: text !== done.transcript,
+    revised: text !== transcript,
   }
 }
 
@@ -188,7 +234,10 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
         speechSeconds += clip.seconds
       }
     }
-    const capacity = await measureCapacity(server.port, clips)
+    const capacity = {
+      ...(await measureCapacity(server.port, clips, 'client')),
+      ...(await measureCapacity(server.port, clips, 'server_vad')),
+    }
     return {
       clips: clips.length,
       rounds,
@@ -224,23 +273,39 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
   }
 }
 
-/** How many sessions at once keep real time: each paces the same clip; latency must stay near one session's. */
-async function measureCapacity(port: number, clips: Clip[]): Promise<Record<string, number | string>> {
+/**
+ * How many sessions at once keep real time: each paces the same clip; latency must stay near one session's.
+ * Measured with both ways of ending items; beside each figure, the machine's 1-minute load average then
+ * (other work on the machine takes cores from the sessions).
+ */
+async function measureCapacity(
+  port: number,
+  clips: Clip[],
+  turns: TurnDetection,
+): Promise<Record<string, number | string>> {
   const clip = clips.reduce((a, b) => (b.seconds > a.seconds ? b : a))
+  const label = turns === 'client' ? 'client commits' : 'server_vad'
   const figures: Record<string, number | string> = {}
-  const single = (await live(port, clip)).latencyMs
-  const bound = single + 1000
-  figures['1 session: last chunk → completed ms'] = round(single, 0)
+  const single = await live(port, clip, turns)
+  const bound = single.latencyMs + 1000
+  figures[`${label}, 1 session: last chunk → completed ms (items)`] =
+    `${round(single.latencyMs, 0)} (${single.items}) ${loadNote()}`
   let kept = 1
   for (const n of [2, 4, 6, 8, 12, 16]) {
-    const runs = await Promise.all(Array.from({ length: n }, () => live(port, clip)))
+    const runs = await Promise.all(Array.from({ length: n }, () => live(port, clip, turns)))
     const worst = Math.max(...runs.map((r) => r.latencyMs))
-    figures[`${n} sessions at once: worst last chunk → completed ms`] = round(worst, 0)
+    const gaps = runs.flatMap((r) => (r.gapsMs.length > 0 ? [Math.max(...r.gapsMs)] : []))
+    figures[`${label}, ${n} sessions: worst last chunk → completed ms; longest delta gap ms, median`] =
+      `${round(worst, 0)}; ${round(median(gaps), 0)} ${loadNote()}`
     if (worst > bound) break
     kept = n
   }
   figures[
-    `live sessions kept real time (worst latency ≤ one session's + 1 s, ${clip.seconds.toFixed(1)} s clip)`
+    `${label}: live sessions kept real time (worst latency ≤ one session's + 1 s, ${clip.seconds.toFixed(1)} s clip)`
   ] = kept
   return figures
+}
+
+function loadNote(): string {
+  return `(load ${loadavg()[0]?.toFixed(1)})`
 }

@@ -10,6 +10,7 @@ import { benchDesktop } from './desktop.ts'
 import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
 import { benchLive } from './live.ts'
+import { benchLiveCpu } from './live-cpu.ts'
 import { benchLiveSoak } from './live-soak.ts'
 import { benchPocketsphinx } from './pocketsphinx.ts'
 import { benchPostprocess } from './postprocess.ts'
@@ -38,8 +39,9 @@ const sections: Record<string, Section> = {
   'custom-words': () => benchCustomWords(),
   startup: () => benchStartup(),
   abuse: () => benchAbuse(),
-  live: () => benchLive(),
+  live: () => benchLive(Number(process.env.LIVE_ROUNDS ?? 2)),
   'live-soak': () => benchLiveSoak(),
+  'live-cpu': () => benchLiveCpu(),
   jobs: () => benchJobs(),
   web: () => benchWeb(),
   'long-file': () => benchLongFile(),

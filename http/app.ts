@@ -30,6 +30,7 @@ import { logStream } from '../lib/log-destination.ts'
 import { accessLog } from './access-log.ts'
 import { clientErrorHandler, closeIfBodyUnread, errorHandler, frameworkErrors } from './error-handler.ts'
 import { createGuard } from './guard.ts'
+import { lazySchemaCompilers } from './lazy-schema-compilers.ts'
 import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './request-timeout.ts'
 import { RoutesTable } from './routes-table.ts'
 import { UploadSlots } from './upload-slots.ts'
@@ -89,6 +90,8 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
     return503OnClosing: true,
     http: { connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
     forceCloseConnections: 'idle',
+    // Each route's schemas compile at its first request, not at boot (http/lazy-schema-compilers.ts).
+    schemaController: { compilersFactory: lazySchemaCompilers() as never },
     // Requests share the app logger instead of a pino child each (which costs ~10% of a small request's
     // time); the few per-request lines (errors) carry `reqId` themselves.
     childLoggerFactory: (logger) => logger,

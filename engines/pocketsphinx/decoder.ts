@@ -181,14 +181,19 @@ export class PocketsphinxDecoder {
     this.#inUtterance = true
   }
 
-  /** Decodes the next chunk of the live utterance; returns the hypothesis so far ('' : nothing yet). */
-  processChunk(pcm: Int16Array): string {
+  /**
+   * Decodes the next chunk of the live utterance; returns the hypothesis so far ('' : nothing yet), or null
+   * when `hypothesis` is false (the search goes on; asking for a hypothesis costs a backtrace).
+   */
+  processChunk(pcm: Int16Array, hypothesis: boolean): string | null
+  processChunk(pcm: Int16Array): string
+  processChunk(pcm: Int16Array, hypothesis = true): string | null {
     const native = this.#native
     const decoder = this.#live()
     if (!this.#inUtterance) throw new Error('no utterance started')
     if (pcm.length > 0 && native.ps_process_raw(decoder, pcm, pcm.length, 0, 0) < 0)
       throw new Error('ps_process_raw failed')
-    return native.ps_get_hyp(decoder, [0]) ?? ''
+    return hypothesis ? (native.ps_get_hyp(decoder, [0]) ?? '') : null
   }
 
   /** Ends the live utterance, if one is going on (its result is not needed: see PocketsphinxStream). */

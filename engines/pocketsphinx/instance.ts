@@ -10,7 +10,7 @@ import {
 import { type BiasPlan, planBias, unknownWords } from './custom-words.ts'
 import type { PocketsphinxDecoder } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
-import { type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
+import { liveSearchArguments, type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
 import { letterToSound, type PronunciationDictionary, readDictionary } from './pronunciations.ts'
 import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'
@@ -23,7 +23,7 @@ import { toInt16, toTranscript } from './transcript.ts'
 export class PocketsphinxEngine implements EngineInstance {
   readonly #context: EngineContext<PocketsphinxOptions>
   #decoder: PocketsphinxDecoder | null = null
-  /** Opens a decoder of the loaded model (set by load()). */
+  /** Opens a live decoder of the loaded model, with the live pass's lighter search (set by load()). */
   #newDecoder: (() => PocketsphinxDecoder) | null = null
   /** Live decoders with no stream, ready for the next one. */
   readonly #idle: PocketsphinxDecoder[] = []
@@ -162,9 +162,9 @@ export class PocketsphinxEngine implements EngineInstance {
       import('./decoder.ts'),
     ])
     const native = await loadNative(installation.libraries)
-    const search = searchArguments(options)
-    this.#newDecoder = () => PocketsphinxDecoder.open(native, installation.paths, search)
-    this.#decoder = this.#newDecoder()
+    const live = liveSearchArguments(options)
+    this.#newDecoder = () => PocketsphinxDecoder.open(native, installation.paths, live)
+    this.#decoder = PocketsphinxDecoder.open(native, installation.paths, searchArguments(options))
     this.#paths = installation.paths
     logger.info(
       { ...installation.paths, ms: Math.round(performance.now() - started) },

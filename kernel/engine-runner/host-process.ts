@@ -11,12 +11,16 @@ import { findDefinition, importPluginModule } from './find-definition.ts'
 import { exitWithParent } from './parent-watch.ts'
 import { type HostMessage, type LogLevel, type ParentMessage, toWireError } from './protocol.ts'
 import { oversizeReason } from './result-limit.ts'
+import { type StreamLane, StreamScheduler } from './stream-scheduler.ts'
 
 class EngineHostProcess {
   #instance: EngineInstance | null = null
   readonly #audio = new AudioReceiver()
   readonly #running = new Map<number, AbortController>()
   readonly #streams = new Map<number, HostStream>()
+  readonly #scheduler = new StreamScheduler((error) =>
+    forwardingLogger().warn({ err: error }, 'engine stream call failed'),
+  )
 
   start(): void {
     process.on('message', (message: ParentMessage) => this.#handle(message))
@@ -37,12 +41,12 @@ class EngineHostProcess {
     const entry: HostStream = {
       stream: null,
       samples: 0,
-      queue: Promise.resolve(),
+      lane: this.#scheduler.lane((samples) => this.#accept(id, entry, samples)),
       finishing: false,
       cancelled: false,
     }
     this.#streams.set(id, entry)
-    this.#enqueue(entry, async () => {
+    this.#scheduler.call(entry.lane, async () => {
       try {
         if (!this.#instance) throw new Error('the engine is not loaded')
         if (!this.#instance.openStream)
@@ -62,52 +66,76 @@ class EngineHostProcess {
     })
   }
 
-  /** A stream's chunk, finish or cancel, run after its earlier calls. */
+  /** A stream's chunk, finish or cancel, run after its earlier calls (stream-scheduler.ts says in which order). */
   #streamMessage(
     message: Extract<ParentMessage, { type: 'stream-write' | 'stream-finish' | 'stream-cancel' }>,
   ): void {
     const { id } = message
     const entry = this.#streams.get(id)
     if (!entry) return
+    if (message.type === 'stream-write') {
+      this.#scheduler.write(entry.lane, message.samples)
+      return
+    }
     if (message.type === 'stream-cancel') {
       // The chunks and finish still queued are skipped: a session that ended costs the host nothing more.
       this.#streams.delete(id)
       entry.cancelled = true
-      this.#enqueue(entry, () => entry.stream?.cancel())
+      this.#scheduler.clear(entry.lane)
+      this.#scheduler.call(entry.lane, () => entry.stream?.cancel())
+      this.#scheduler.prioritise(entry.lane)
       return
     }
-    if (message.type === 'stream-finish' && !entry.finishing) {
+    if (!entry.finishing) {
       // Told now, not after the queued chunks: the engine may stop work that only served partials.
       entry.finishing = true
       this.#call(() => entry.stream?.finishing?.())
     }
-    let operation: 'accept' | 'finish' = 'accept'
-    this.#enqueue(entry, async () => {
-      const stream = entry.stream
-      // Opening failed (already reported), the stream ended on an earlier error, or it was cancelled.
-      if (!stream || entry.cancelled) return
-      try {
-        if (message.type === 'stream-write') {
-          entry.samples += message.samples.length
-          const partial = await stream.accept(message.samples)
-          if (partial && this.#streams.get(id) === entry) send({ type: 'stream-partial', id, partial })
-          return
-        }
-        operation = 'finish'
-        const result = await stream.finish()
-        this.#streams.delete(id)
-        const oversize = oversizeReason(result, entry.samples)
-        if (oversize) send({ type: 'oversize', id, reason: oversize })
-        else send({ type: 'stream-final', id, result })
-        entry.stream = null
-        stream.cancel()
-      } catch (error) {
-        this.#streams.delete(id)
-        entry.stream = null
-        send({ type: 'stream-error', id, operation, error: toWireError(error) })
-        stream.cancel()
-      }
-    })
+    this.#scheduler.call(entry.lane, () => this.#finish(id, entry))
+    this.#scheduler.prioritise(entry.lane)
+  }
+
+  /** Chunks (one or several joined) through the engine's stream; a new hypothesis goes to the parent. */
+  async #accept(id: number, entry: HostStream, samples: Float32Array): Promise<void> {
+    const stream = entry.stream
+    // Opening failed (already reported), the stream ended on an earlier error, or it was cancelled.
+    if (!stream || entry.cancelled) return
+    try {
+      entry.samples += samples.length
+      const partial = await stream.accept(samples)
+      if (partial && this.#streams.get(id) === entry) send({ type: 'stream-partial', id, partial })
+    } catch (error) {
+      this.#failed(id, entry, stream, 'accept', error)
+    }
+  }
+
+  async #finish(id: number, entry: HostStream): Promise<void> {
+    const stream = entry.stream
+    if (!stream || entry.cancelled) return
+    try {
+      const result = await stream.finish()
+      this.#streams.delete(id)
+      const oversize = oversizeReason(result, entry.samples)
+      if (oversize) send({ type: 'oversize', id, reason: oversize })
+      else send({ type: 'stream-final', id, result })
+      entry.stream = null
+      stream.cancel()
+    } catch (error) {
+      this.#failed(id, entry, stream, 'finish', error)
+    }
+  }
+
+  #failed(
+    id: number,
+    entry: HostStream,
+    stream: EngineStream,
+    operation: 'accept' | 'finish',
+    error: unknown,
+  ) {
+    this.#streams.delete(id)
+    entry.stream = null
+    send({ type: 'stream-error', id, operation, error: toWireError(error) })
+    stream.cancel()
   }
 
   /** An engine call outside the stream's queue (it must not throw into the message handler). */
@@ -117,13 +145,6 @@ class EngineHostProcess {
     } catch (error) {
       forwardingLogger().warn({ err: error }, 'engine stream call failed')
     }
-  }
-
-  #enqueue(entry: HostStream, call: () => unknown): void {
-    entry.queue = entry.queue.then(call).then(
-      () => {},
-      (error) => forwardingLogger().warn({ err: error }, 'engine stream call failed'),
-    )
   }
 
   async #init(message: Extract<ParentMessage, { type: 'init' }>): Promise<void> {
@@ -173,7 +194,8 @@ interface HostStream {
   stream: EngineStream | null
   /** Samples accepted, for the final result's size cap. */
   samples: number
-  queue: Promise<void>
+  /** Its calls, in the order the host runs them. */
+  lane: StreamLane
   /** The finish has arrived (queued behind chunks): the engine was told with `finishing()`. */
   finishing: boolean
   /** Cancelled: calls still queued are skipped. */

@@ -5,10 +5,11 @@
  * not declare the streaming capability (the fallback path is tested in fallback.test.ts).
  */
 import { existsSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { build } from '../helpers/build.ts'
-import { appendInChunks, clipPcm, EventLog } from './helpers.ts'
+import { clipPcm, EventLog } from './helpers.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 
@@ -26,7 +27,13 @@ t.test(
         { turnDetection: null, inputSampleRate: 16000 },
         log.listener,
       )
-      await appendInChunks(session, pcm, 50)
+      // At a speaker's pace: the host reads a commit as soon as it comes (kernel/engine-runner/
+      // stream-scheduler.ts) and ends the live pass then, so audio sent all at once would get no partials.
+      for (let at = 0; at < pcm.length; at += 1600) {
+        session.append(pcm.subarray(at, Math.min(at + 1600, pcm.length)))
+        await sleep(50)
+      }
+      await log.until(() => log.of('partial').length >= 3, 60_000)
       session.commit()
       await log.until(() => log.ended() === 1, 60_000)
       await session.close()

@@ -17,6 +17,7 @@ export interface StreamingOptions {
   leakAfterChunks: number | null
   acceptDelayMs: number
   finishDelayMs: number
+  busyMsPerSecond: number
 }
 
 export const MS_PER_WORD = 100
@@ -39,6 +40,7 @@ export function streamingRunner(
     leakAfterChunks: null,
     acceptDelayMs: 0,
     finishDelayMs: 0,
+    busyMsPerSecond: 0,
     ...engineOptions,
   }
   return {

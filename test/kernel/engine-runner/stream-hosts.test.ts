@@ -200,3 +200,27 @@ t.test('the engine hears of the finish at once, before the chunks queued ahead o
   const told = result.debug?.chunksAtFinishing
   t.ok(typeof told === 'number' && told < 10, `finishing() after ${told} of 10 chunks`)
 })
+
+t.test("a finish does not wait behind another stream's chunks queued on the same host", async (t) => {
+  // 6 s of audio for the first stream, each second keeping the host busy 300 ms (a decoder's live pass).
+  const runner = processRunner({ busyMsPerSecond: 300 }, { maxStreamHosts: 1 })
+  t.teardown(() => runner.close())
+  const behind = await runner.openStream(noWords)
+  const behindSamples = 60 * audio(100).length
+  const started = new Promise<void>((resolve) => behind.onPartial(() => resolve()))
+  for (let i = 0; i < 60; i++) behind.write(audio(100))
+  // The host is working through those chunks when the other stream's open, chunk and finish arrive.
+  await started
+  const waiting = await runner.openStream(noWords)
+  waiting.write(audio(200))
+  const result = await waiting.finish()
+  t.equal(result.text, 'alpha bravo')
+  const done = (result.debug?.samplesInProcess as number) - audio(200).length
+  // Before, each stream's calls were chained promises: the host ran every chunk already queued (a chain of
+  // microtasks never yields to the event loop) before it even read the other stream's messages.
+  t.ok(
+    done < behindSamples,
+    `samples of the first stream decoded before the finish: ${done} of ${behindSamples}`,
+  )
+  behind.cancel()
+})
