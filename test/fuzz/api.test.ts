@@ -58,6 +58,7 @@ const ENTRY_NOT_FOUND = new Set([
   'CUSTOM_WORD_NOT_FOUND',
   'HISTORY_ENTRY_NOT_FOUND',
   'JOB_NOT_FOUND',
+  'SUGGESTION_NOT_FOUND',
 ])
 /** The translation route's own refusal: no engine of the fuzz app translates, so this is the route serving. */
 const ROUTE_REFUSAL = 'translation_unsupported'

@@ -504,6 +504,11 @@ function bodyFor(rng: Prng, payloads: Payloads, route: Route): { contentType?: s
       return json(entryPatchBody(rng, payloads, true))
     case 'PATCH /v1/settings':
       return json(settingsBody(rng, payloads))
+    case 'POST /v1/history/{id}/correction': {
+      // The text the user kept: valid most of the time (the entry stores it), bent otherwise.
+      const valid = { text: rng.pick(['word one', 'word  two.', 'Ünïcode wörds']) }
+      return json(rng.chance(0.6) ? valid : mutate(rng, valid, payloads, 1000))
+    }
     case 'POST /v1/jobs': {
       // A fixed idempotency key: a valid submission answers the job the test made (200), not a new one.
       const valid = {
