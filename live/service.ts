@@ -102,7 +102,7 @@ export class LiveSessions implements LiveService {
   async close(): Promise<void> {
     this.#closed = true
     await Promise.allSettled([...this.#sessions].map((session) => session.close({ cancel: true })))
-    this.turnDetectors.clear()
+    await this.turnDetectors.clear()
   }
 }
 

@@ -82,13 +82,21 @@ export class TurnDetectorPool {
     return this.#idleCount
   }
 
-  /** Drops every detector and stops the thread (the app is closing). */
-  clear(): void {
+  /**
+   * Drops every detector and ends the thread (the app is closing); resolves once it has exited. The thread
+   * ends by itself once idle: `terminate()`, or the process exiting while the thread still runs, can cut a
+   * native call short, and that aborts the whole process (seen as `terminate called after throwing an
+   * instance of 'Napi::Error'`).
+   */
+  async clear(): Promise<void> {
     const worker = this.#worker
     this.#worker = null
     this.#forget(errors.INTERNAL('turn detection stopped: the live service closed'))
-    // Ended by itself once idle: terminate() cutting a native call short aborts the process.
-    worker?.postMessage({ op: 'stop' } satisfies TurnRequest)
+    if (!worker) return
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()))
+    worker.ref()
+    worker.postMessage({ op: 'stop' } satisfies TurnRequest)
+    await exited
   }
 
   #detector(id: number, leadIn: number): SessionTurnDetector & { id: number } {
@@ -119,7 +127,8 @@ export class TurnDetectorPool {
     worker.on('message', (reply: TurnReply) => {
       const waiting = this.#waiting.get(reply.seq)
       this.#waiting.delete(reply.seq)
-      if (this.#waiting.size === 0) worker.unref()
+      // (a thread being stopped stays referenced until it has exited: clear() waits for that)
+      if (this.#waiting.size === 0 && this.#worker === worker) worker.unref()
       if ('error' in reply) waiting?.reject(errors.INTERNAL(`turn detection failed: ${reply.error}`))
       else waiting?.resolve(reply.turns)
     })

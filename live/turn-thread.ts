@@ -13,8 +13,8 @@ export type TurnRequest =
   | { op: 'restart'; id: number; origin: number }
   | { op: 'cut'; id: number }
   | { op: 'free'; id: number }
-  /** The pool is done: every detector goes, and the thread ends once idle (never terminated mid-call: a
-   * native call cut short by `terminate()` aborts the whole process). */
+  /** The pool is done: every detector goes and the thread ends, between two calls (never terminated
+   * mid-call: a native call cut short by `terminate()` aborts the whole process). */
   | { op: 'stop' }
   /** Windows of WINDOW samples, the last one possibly shorter (a commit's rest): one answer per window. */
   | { op: 'accept'; id: number; seq: number; samples: Float32Array }
@@ -47,8 +47,9 @@ function handle(request: TurnRequest): TurnReply | null {
     case 'stop':
       detectors.clear()
       failures.clear()
-      parentPort?.close()
-      return null
+      // Between calls, so no native call is cut short (the TypeScript loader of a checkout would keep an
+      // idle thread alive: it does not end on its own).
+      process.exit(0)
     case 'accept': {
       const detector = detectors.get(request.id)
       if (!detector) {

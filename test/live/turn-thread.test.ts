@@ -104,6 +104,8 @@ t.test('a reused detector starts afresh from its new origin; a stopped pool fail
     'the same turns, from the new origin',
   )
   const waiting = again.accept(samples)
-  pool.clear()
+  const cleared = pool.clear()
   await t.rejects(waiting, { code: 'INTERNAL' }, 'an answer still awaited fails once the pool is stopped')
+  await cleared
+  t.pass('the thread ended by itself')
 })
