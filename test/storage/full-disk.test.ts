@@ -1,7 +1,7 @@
 /**
  * The disk of the data dir is full (issue 16 item 9): a dictionary write is a 507 DISK_FULL naming the fix
  * instead of a generic 500, a dictation still returns its text (stored: false, storeError), the API keeps
- * answering, and the database stays intact and usable once space is freed. The data dir is on a real 1 MB
+ * answering, and the database stays intact and usable once space is freed. The data dir is on a real 4 MB
  * tmpfs filled with a file (mounting needs root; without it the test says so and skips).
  */
 import { execFileSync } from 'node:child_process'
@@ -37,11 +37,11 @@ t.test(
   async (t) => {
     const mount = mkdtempSync(path.join(tmpdir(), 'dictum-full-disk-'))
     try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', mount], { stdio: 'pipe' })
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mount], { stdio: 'pipe' })
     } catch (err) {
       rmSync(mount, { recursive: true })
       const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim()
-      t.skip(`cannot mount a 1 MB tmpfs to fill (needs root): ${why}`, () => {})
+      t.skip(`cannot mount a 4 MB tmpfs to fill (needs root): ${why}`, () => {})
       return
     }
     let app: DictumApp | undefined
