@@ -50,6 +50,7 @@ function handle(request: TurnRequest): TurnReply | null {
       // Between calls, so no native call is cut short (the TypeScript loader of a checkout would keep an
       // idle thread alive: it does not end on its own).
       process.exit(0)
+      return null
     case 'accept': {
       const detector = detectors.get(request.id)
       if (!detector) {
