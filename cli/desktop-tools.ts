@@ -26,6 +26,8 @@ interface Candidate {
   args: string[]
   session: Session
   backspaces?: (count: number) => string[]
+  /** The typing arguments with a pause of `ms` between keys (typing tools). */
+  typeArgs?: (ms: number) => string[]
 }
 
 const CLIPBOARD: Candidate[] = [
@@ -39,18 +41,21 @@ const TYPING: Candidate[] = [
   {
     name: 'wtype',
     args: ['-'],
+    typeArgs: (ms) => ['-d', String(ms), '-'],
     session: 'wayland',
     backspaces: (count) => Array.from({ length: count }, () => ['-k', 'BackSpace']).flat(),
   },
   {
     name: 'xdotool',
     args: ['type', '--clearmodifiers', '--file', '-'],
+    typeArgs: (ms) => ['type', '--clearmodifiers', '--delay', String(ms), '--file', '-'],
     session: 'x11',
     backspaces: (count) => ['key', '--clearmodifiers', '--repeat', String(count), 'BackSpace'],
   },
   {
     name: 'ydotool',
     args: ['type', '--file', '-'],
+    typeArgs: (ms) => ['type', '--key-delay', String(ms), '--file', '-'],
     session: 'any',
     // 14 is KEY_BACKSPACE (linux/input-event-codes.h): pressed and released.
     backspaces: (count) => Array.from({ length: count }, () => ['14:1', '14:0']).flat(),
@@ -80,7 +85,7 @@ export function findExecutable(name: string, env: NodeJS.ProcessEnv): string | n
   return null
 }
 
-function pick(candidates: Candidate[], env: NodeJS.ProcessEnv): DesktopTool | null {
+function pick(candidates: Candidate[], env: NodeJS.ProcessEnv, delayMs?: number): DesktopTool | null {
   const sessions = sessionsOf(env)
   const ordered = [
     ...candidates.filter((c) => sessions.includes(c.session)),
@@ -92,7 +97,7 @@ function pick(candidates: Candidate[], env: NodeJS.ProcessEnv): DesktopTool | nu
       return {
         name: candidate.name,
         command,
-        args: candidate.args,
+        args: delayMs !== undefined && candidate.typeArgs ? candidate.typeArgs(delayMs) : candidate.args,
         ...(candidate.backspaces ? { backspaces: candidate.backspaces } : {}),
       }
   }
@@ -108,10 +113,11 @@ export function clipboardTool(env: NodeJS.ProcessEnv): DesktopTool {
   )
 }
 
-export function typingTool(env: NodeJS.ProcessEnv): DesktopTool {
+/** The typing tool for this session, typing with `delayMs` between keys. */
+export function typingTool(env: NodeJS.ProcessEnv, delayMs: number): DesktopTool {
   // wtype and xdotool type into a display: without one they would fail only after the user has spoken.
   const usable = TYPING.filter((c) => c.session === 'any' || sessionsOf(env).includes(c.session))
-  const tool = pick(usable, env)
+  const tool = pick(usable, env, delayMs)
   if (tool) return tool
   const installed = pick(TYPING, env)
   if (installed)

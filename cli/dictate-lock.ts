@@ -7,10 +7,18 @@
  * A lock whose process is gone (killed, crashed) is stale: the next start takes it over. The lock is made
  * with an exclusive create, so two starts at once never both record.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  type FSWatcher,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  watch,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir, userInfo } from 'node:os'
 import path from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { CliError, type ExitCode } from './cli-error.ts'
 import { EXIT } from './io.ts'
 
@@ -123,15 +131,23 @@ export class RecordingLock {
     const owner = this.holder()
     if (owner === null || owner.pid === 0)
       throw new CliError('dictum dictate --end: no dictation is recording (start one with --begin).')
-    process.kill(owner.pid, STOP_SIGNAL)
-    const deadline = Date.now() + waitMs
-    for (let wait = 20; Date.now() < deadline; wait = Math.min(wait * 2, 250)) {
-      if (!isRunning(owner.pid) || readJson<LockOwner>(this.#lock)?.pid !== owner.pid) {
-        const outcome = readJson<Outcome>(this.#outcome)
-        if (outcome?.pid === owner.pid) return outcome
-        return { pid: owner.pid, exitCode: EXIT.failure, message: 'the recording ended without a result.' }
+    // The recorder removes its lock when it is done: watching the folder wakes us at once (a key release
+    // waits for the text); the poll stays for a recorder that dies without removing it, and for file
+    // systems that do not report changes.
+    const changed = watchFolder(path.dirname(this.#lock))
+    try {
+      process.kill(owner.pid, STOP_SIGNAL)
+      const deadline = Date.now() + waitMs
+      for (let wait = 20; Date.now() < deadline; wait = Math.min(wait * 2, 250)) {
+        if (!isRunning(owner.pid) || readJson<LockOwner>(this.#lock)?.pid !== owner.pid) {
+          const outcome = readJson<Outcome>(this.#outcome)
+          if (outcome?.pid === owner.pid) return outcome
+          return { pid: owner.pid, exitCode: EXIT.failure, message: 'the recording ended without a result.' }
+        }
+        await changed.next(wait)
       }
-      await sleep(wait)
+    } finally {
+      changed.close()
     }
     throw new CliError(
       `the recording (pid ${owner.pid}) was told to stop but has not finished after ${Math.round(waitMs / 1000)} s.`,
@@ -162,4 +178,27 @@ function busy(owner: LockOwner | null, lock: string): CliError {
       ? `another dictation is starting (${lock})`
       : `a dictation is already recording: pid ${owner.pid}, since ${owner.startedAt} (dictum dictate ${owner.args.join(' ')})`
   return new CliError(`${who}. Stop it with: dictum dictate --end`, EXIT.unavailable)
+}
+
+/** Waits for a change in a folder, or `ms` at most (`next`); `close` stops watching. */
+function watchFolder(dir: string): { next: (ms: number) => Promise<void>; close: () => void } {
+  let wake: (() => void) | null = null
+  let watcher: FSWatcher | null = null
+  try {
+    watcher = watch(dir, () => wake?.())
+    watcher.on('error', () => {})
+  } catch {} // no watching here: the poll alone
+  return {
+    next: (ms) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms)
+        function done() {
+          clearTimeout(timer)
+          wake = null
+          resolve()
+        }
+        wake = done
+      }),
+    close: () => watcher?.close(),
+  }
 }

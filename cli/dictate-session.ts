@@ -11,7 +11,13 @@ import { bundledVadModel } from '../vad/service.ts'
 import { captureAudio, captureSpec } from './capture.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { clipboardTool, type DesktopTool, runTool, typingTool } from './desktop-tools.ts'
-import { DEFAULT_LIVE_SILENCE, DEFAULT_MAX_SECONDS, DEFAULT_SILENCE, type Values } from './dictate-options.ts'
+import {
+  DEFAULT_LIVE_SILENCE,
+  DEFAULT_MAX_SECONDS,
+  DEFAULT_SILENCE,
+  DEFAULT_TYPE_DELAY_MS,
+  type Values,
+} from './dictate-options.ts'
 import { onInterrupt, untilAborted } from './interrupt.ts'
 import { type CliIO, EXIT } from './io.ts'
 import { liveDictation } from './live-dictation.ts'
@@ -48,7 +54,7 @@ export async function dictate(
   // The tools are looked up first: a missing one is reported before anyone speaks.
   const tools: DesktopTool[] = []
   if (values.copy) tools.push(clipboardTool(io.env))
-  if (values.type) tools.push(typingTool(io.env))
+  if (values.type) tools.push(typingTool(io.env, typeDelay(values['type-delay'])))
   const live = values.live === true
   const options: DictateOptions = {
     live,
@@ -80,6 +86,15 @@ function seconds(raw: string | undefined, name: string, fallback: number, min: n
   const value = Number(raw)
   if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max)
     throw usageError(`${name} must be a number of seconds from ${min} to ${max}, got "${raw}".`)
+  return value
+}
+
+/** `--type-delay MS`: whole milliseconds between typed keys, 0 to 1000. */
+function typeDelay(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_TYPE_DELAY_MS
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isInteger(value) || value < 0 || value > 1000)
+    throw usageError(`--type-delay must be a whole number of milliseconds from 0 to 1000, got "${raw}".`)
   return value
 }
 

@@ -10,6 +10,7 @@ import {
   DEFAULT_LIVE_SILENCE,
   DEFAULT_MAX_SECONDS,
   DEFAULT_SILENCE,
+  DEFAULT_TYPE_DELAY_MS,
   parseOptions,
 } from './dictate-options.ts'
 import { beginRecording, endRecording, resolveToggle, type ShortcutMode } from './dictate-shortcut.ts'
@@ -52,6 +53,7 @@ Options:
                         stop-at-pause logic
   -c, --copy            Copy the text to the clipboard (wl-copy, xclip, xsel or pbcopy)
   -t, --type            Type the text into the focused window (wtype, xdotool or ydotool)
+  --type-delay MS       Pause between typed keys (default ${DEFAULT_TYPE_DELAY_MS}; 12 if an application drops keys)
   --app-name NAME       Application name stored with the history entry
   --window-title TEXT   Window title stored with the history entry
   --json                Print the history entry as JSON instead of the text

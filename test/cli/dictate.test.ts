@@ -84,7 +84,14 @@ t.test('--copy and --type hand the text to the tools found on PATH', async (t) =
   t.equal(readFileSync(path.join(bin, 'xclip.stdin'), 'utf8'), 'copy me please')
   t.equal(readFileSync(path.join(bin, 'xclip.args'), 'utf8'), '-selection clipboard\n')
   t.equal(readFileSync(path.join(bin, 'xdotool.stdin'), 'utf8'), 'copy me please')
-  t.match(readFileSync(path.join(bin, 'xdotool.args'), 'utf8'), /^type .*--file -/)
+  t.equal(readFileSync(path.join(bin, 'xdotool.args'), 'utf8'), 'type --clearmodifiers --delay 2 --file -\n')
+  // --type-delay sets the pause between keys; a value out of range is refused before recording.
+  const slower = await user.run(['dictate', '--input', clip.file, '--type', '--type-delay', '12'], { env })
+  t.equal(slower.code, 0, slower.stderr)
+  t.equal(readFileSync(path.join(bin, 'xdotool.args'), 'utf8'), 'type --clearmodifiers --delay 12 --file -\n')
+  const wrong = await user.run(['dictate', '--input', clip.file, '--type', '--type-delay', '1.5'], { env })
+  t.equal(wrong.code, 2)
+  t.match(wrong.stderr, '--type-delay must be a whole number of milliseconds from 0 to 1000, got "1.5".')
 })
 
 t.test('--type without any typing tool: exit 3 before recording, nothing stored', async (t) => {
