@@ -14,6 +14,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import http from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
 import path from 'node:path'
 import { referenceClips } from '../test/helpers/fixtures.ts'
@@ -96,15 +97,37 @@ function treeRssMb(pid: number): number {
   return kb / 1024
 }
 
+/**
+ * A JSON POST through node:http, which waits as long as the answer takes: fetch gives up after 300 s
+ * without response headers, and a 30-minute file through one slot on a busy machine takes longer.
+ */
 async function post(port: number, route: string, body: object) {
   const started = performance.now()
-  const response = await fetch(`http://127.0.0.1:${port}${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+  const payload = JSON.stringify(body)
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: route,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (response) => {
+        let answer = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          answer += chunk
+        })
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: answer }))
+        response.on('error', reject)
+      },
+    )
+    request.on('error', reject)
+    request.end(payload)
   })
-  const json = (await response.json()) as { text: string }
-  if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`)
+  const json = JSON.parse(text) as { text: string }
+  if (status < 200 || status >= 300) throw new Error(`${route}: ${status} ${text}`)
   return { ms: performance.now() - started, text: json.text }
 }
 
