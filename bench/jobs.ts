@@ -24,6 +24,7 @@ import { RedisJobBackend } from '../jobs/redis/backend.ts'
 import type { JobRecord, JobSpec } from '../jobs/types.ts'
 import { ConfigStore } from '../kernel/config-store.ts'
 import { buildApp } from '../server/app.ts'
+import { ConfigSchema } from '../server/config-schema.ts'
 import { referenceClips } from '../test/helpers/fixtures.ts'
 import { startRedis } from '../test/helpers/redis-server.ts'
 import { median, round } from './lib/load.ts'
@@ -50,7 +51,7 @@ export async function benchJobs(): Promise<Record<string, number | string>> {
   const configFile = path.join(dir, 'config.json')
   writeFileSync(configFile, JSON.stringify(settings))
   const env = { ...process.env, DICTUM_SERVER: 'none' }
-  const config = resolveConfig(settings)
+  const config = resolveConfig(ConfigSchema, settings)
   const backend = new RedisJobBackend({ configStore: new ConfigStore(config), logger: quiet })
   const app = await buildApp(config, { logger: false })
   const transcription = app.dictum.transcription

@@ -15,6 +15,7 @@ import { resolveConfig } from '../config/load.ts'
 import { PocketsphinxOptionsSchema } from '../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../kernel/engine-runner/index.ts'
 import { buildApp } from '../server/app.ts'
+import { ConfigSchema } from '../server/config-schema.ts'
 import { referenceClips } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { probeLatency } from './lib/health-probe.ts'
@@ -87,7 +88,7 @@ export async function benchHttpVsDirect(rounds = 3): Promise<Record<string, numb
   await decoder.close()
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-'))
   const app = await buildApp(
-    resolveConfig({ dataDir, speech: { engine: 'pocketsphinx' }, log: { level: 'warn' } }),
+    resolveConfig(ConfigSchema, { dataDir, speech: { engine: 'pocketsphinx' }, log: { level: 'warn' } }),
     { logger: false },
   )
   await app.listen({ host: '127.0.0.1', port: 0 })

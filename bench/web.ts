@@ -14,6 +14,7 @@ import path from 'node:path'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { resolveConfig } from '../config/load.ts'
 import { buildApp } from '../server/app.ts'
+import { ConfigSchema } from '../server/config-schema.ts'
 import { median, round } from './lib/load.ts'
 
 const ROUNDS = 10
@@ -27,9 +28,12 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 
 export async function benchWeb(): Promise<Record<string, number | string>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'dictum-bench-web-'))
-  const app = await buildApp(resolveConfig({ dataDir: path.join(dir, 'data'), log: { level: 'silent' } }), {
-    logger: false,
-  })
+  const app = await buildApp(
+    resolveConfig(ConfigSchema, { dataDir: path.join(dir, 'data'), log: { level: 'silent' } }),
+    {
+      logger: false,
+    },
+  )
   await app.listen({ host: '127.0.0.1', port: 0 })
   const dictum = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/`
   const blankServer = createServer((_request, response) => {

@@ -66,16 +66,24 @@ const config: CommandRunner = async (args, io) => {
     return EXIT.ok
   }
   if (values.schema) {
-    const { configJsonSchema } = await import('../config/json-schema.ts')
-    io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`)
+    const [{ configJsonSchema }, { ConfigSchema }] = await Promise.all([
+      import('../config/json-schema.ts'),
+      import('../server/config-schema.ts'),
+    ])
+    io.stdout.write(`${JSON.stringify(configJsonSchema(ConfigSchema), null, 2)}\n`)
     return EXIT.ok
   }
-  const [{ loadCheckedConfig }, { maskSecrets }] = await Promise.all([
+  const [{ loadCheckedConfig }, { maskSecrets }, { ConfigSchema }] = await Promise.all([
     import('../kernel/config-check.ts'),
     import('../lib/secrets.ts'),
+    import('../server/config-schema.ts'),
   ])
   // Plugin options are checked with the rest: every invalid key in one error.
-  const { loaded, discovery } = await loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  const { loaded, discovery } = await loadCheckedConfig(ConfigSchema, {
+    flags: flagsOf(values),
+    env: io.env,
+    cwd: io.cwd,
+  })
   // Beside the names every secret has, the option names providers declare secret.
   const secretOptions = [...discovery.providers.values()].flatMap((p) => p.definition.secretOptions ?? [])
   const config = maskSecrets(loaded.config, secretOptions)
@@ -98,8 +106,11 @@ const models: CommandRunner = async (args, io) => {
     if (token.inlineValue === false) consumed.add(token.index + 1)
   }
   const rest = args.filter((_, i) => !consumed.has(i))
-  const { loadConfig } = await import('../config/load.ts')
-  const { config } = loadConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  const [{ loadConfig }, { ConfigSchema }] = await Promise.all([
+    import('../config/load.ts'),
+    import('../server/config-schema.ts'),
+  ])
+  const { config } = loadConfig(ConfigSchema, { flags: flagsOf(values), env: io.env, cwd: io.cwd })
   const [{ discoverPlugins }, { createModelManager }, { modelsCommand }] = await Promise.all([
     import('../kernel/discovery.ts'),
     import('../models/feature.ts'),

@@ -6,12 +6,13 @@
 
 import { type CheckedConfig, loadCheckedConfig } from '../kernel/config-check.ts'
 import { buildApp, type DictumApp } from '../server/app.ts'
+import { ConfigSchema } from '../server/config-schema.ts'
 import type { CliIO } from './io.ts'
 import { flagsOf } from './options.ts'
 
 /** The config a command runs with (flags, environment, config file), plugin options checked with it. */
 export function loadCliConfig(values: Record<string, unknown>, io: CliIO): Promise<CheckedConfig> {
-  return loadCheckedConfig({ flags: flagsOf(values), env: io.env, cwd: io.cwd })
+  return loadCheckedConfig(ConfigSchema, { flags: flagsOf(values), env: io.env, cwd: io.cwd })
 }
 
 export async function withServices<T>(

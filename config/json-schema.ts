@@ -1,16 +1,16 @@
 /**
  * The JSON Schema of the config file, for editors (`"$schema": "…/config.schema.json"` in the file gives
- * completion, descriptions and defaults). Generated from the TypeBox schema the loader validates with, so it
- * cannot drift: `dictum config --schema` prints it, and the package ships it as `config.schema.json` (a test
- * checks that the committed file is this output). A key is required in the file only when it has no default
- * (the loader fills `dataDir` in).
+ * completion, descriptions and defaults). Generated from the TypeBox schema the loader validates with (the
+ * sections composed by server/config-schema.ts), so it cannot drift: `dictum config --schema` prints it, and
+ * the package ships it as `config.schema.json` (a test checks that the committed file is this output). A key
+ * is required in the file only when it has no default (the loader fills `dataDir` in).
  */
-import { ConfigSchema } from './schema.ts'
+import type { TObject } from '@sinclair/typebox'
 
 type JsonSchema = { [key: string]: unknown }
 
-export function configJsonSchema(): JsonSchema {
-  const schema = JSON.parse(JSON.stringify(ConfigSchema)) as JsonSchema
+export function configJsonSchema(configSchema: TObject): JsonSchema {
+  const schema = JSON.parse(JSON.stringify(configSchema)) as JsonSchema
   optionalWhereDefaulted(schema, ['dataDir'])
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',

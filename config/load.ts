@@ -5,9 +5,10 @@
 import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
+import type { TObject } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { errors } from '../errors/catalogue.ts'
-import { ConfigSchema, type DictumConfig } from './schema.ts'
+import type { DictumConfig } from './schema.ts'
 
 /** Command-line flags that override config (docs/api-decisions.md). */
 export interface ConfigFlags {
@@ -76,10 +77,17 @@ export interface DraftConfig {
   file: string | null
 }
 
-/** Applies the defaults to a raw config object and lists every invalid key (`path: message`). */
-export function validateConfig(raw: Record<string, unknown>, problems: string[] = []): DraftConfig['value'] {
-  const withDefaults = Value.Default(ConfigSchema, structuredClone(raw)) as Record<string, unknown>
-  for (const error of Value.Errors(ConfigSchema, withDefaults)) {
+/**
+ * Applies the defaults to a raw config object and lists every invalid key (`path: message`). `schema` is the
+ * composed config schema (server/config-schema.ts): the sections are declared by the folders that own them.
+ */
+export function validateConfig(
+  schema: TObject,
+  raw: Record<string, unknown>,
+  problems: string[] = [],
+): DraftConfig['value'] {
+  const withDefaults = Value.Default(schema, structuredClone(raw)) as Record<string, unknown>
+  for (const error of Value.Errors(schema, withDefaults)) {
     const where = error.path === '' ? '(top level)' : error.path.slice(1).replaceAll('/', '.')
     // A union's own message ("Expected union value") says nothing: such a key may carry a better one.
     const message = (error.schema as { errorMessage?: string }).errorMessage ?? error.message
@@ -94,18 +102,22 @@ export function configInvalid(problems: readonly string[]): Error {
 }
 
 /** Validates a raw config object (defaults applied) and returns it frozen, or throws with every problem. */
-export function resolveConfig(raw: Record<string, unknown>, problems: string[] = []): Readonly<DictumConfig> {
-  const value = validateConfig(raw, problems)
+export function resolveConfig(
+  schema: TObject,
+  raw: Record<string, unknown>,
+  problems: string[] = [],
+): Readonly<DictumConfig> {
+  const value = validateConfig(schema, raw, problems)
   if (problems.length > 0) throw configInvalid(problems)
   return freezeConfig(value)
 }
 
 export function freezeConfig(value: Record<string, unknown>): Readonly<DictumConfig> {
-  return deepFreeze(value as DictumConfig)
+  return deepFreeze(value as unknown as DictumConfig)
 }
 
 /** Reads file, env and flags into a draft: throws CONFIG_UNREADABLE, but returns invalid keys as problems. */
-export function draftConfig(options: LoadOptions = {}): DraftConfig {
+export function draftConfig(schema: TObject, options: LoadOptions = {}): DraftConfig {
   const flags = options.flags ?? {}
   const env = options.env ?? process.env
   const cwd = options.cwd ?? process.cwd()
@@ -113,15 +125,15 @@ export function draftConfig(options: LoadOptions = {}): DraftConfig {
   const fromFile = readConfigFile(where.path, where.explicit)
   const file = fromFile === null ? null : where.path
   const raw = applyOverrides(fromFile ?? {}, file, flags, env, cwd)
-  return { value: validateConfig(raw.value, raw.problems), problems: raw.problems, file }
+  return { value: validateConfig(schema, raw.value, raw.problems), problems: raw.problems, file }
 }
 
 /**
  * Loads the config from file, env and flags. Throws CONFIG_UNREADABLE or CONFIG_INVALID. (The service and
  * the CLI load through kernel/config-check.ts, which adds the plugins' options to the same one error.)
  */
-export function loadConfig(options: LoadOptions = {}): LoadedConfig {
-  const draft = draftConfig(options)
+export function loadConfig(schema: TObject, options: LoadOptions = {}): LoadedConfig {
+  const draft = draftConfig(schema, options)
   if (draft.problems.length > 0) throw configInvalid(draft.problems)
   return { config: freezeConfig(draft.value), file: draft.file }
 }

@@ -4,6 +4,7 @@
  * (server/server.ts owns the process). dictum's own list of features is server/app.ts's `buildApp`.
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { TObject } from '@sinclair/typebox'
 import { asClass } from 'awilix'
 import Fastify, {
   type FastifyBaseLogger,
@@ -61,6 +62,8 @@ export type DictumApp = FastifyInstance<
 export interface AppOptions {
   /** What the app does: its features, in the order they register. */
   features: readonly Feature[]
+  /** The schema the config was validated with (dictum's: server/config-schema.ts), for edits made in the app. */
+  configSchema: TObject
   /** The config file the config came from (for reload and `dictum config`). */
   configFile?: string | null
   /** A pino logger, pino options, or false (default: pino at `log.level`). */
@@ -105,6 +108,7 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
 
   const container = buildContainer({
     config,
+    configSchema: options.configSchema,
     configFile: options.configFile ?? null,
     logger: app.log,
     discovery,

@@ -3,6 +3,8 @@
  * that every invalid key is reported in one error (the plugins are discovered from the draft's `plugins`
  * first; their options schemas come with them).
  */
+
+import type { TObject } from '@sinclair/typebox'
 import {
   configInvalid,
   type DraftConfig,
@@ -20,10 +22,12 @@ export interface CheckedConfig {
   discovery: DiscoveryResult
 }
 
+/** `schema`: the composed config schema (server/config-schema.ts). */
 export async function loadCheckedConfig(
+  schema: TObject,
   options: LoadOptions & { discovery?: DiscoveryResult },
 ): Promise<CheckedConfig> {
-  const draft = draftConfig(options)
+  const draft = draftConfig(schema, options)
   const plugins = Array.isArray(draft.value.plugins)
     ? draft.value.plugins.filter((p): p is string => typeof p === 'string' && p !== '')
     : []

@@ -5,6 +5,7 @@
  * dependency.
  */
 import path from 'node:path'
+import type { TObject } from '@sinclair/typebox'
 import {
   type AwilixContainer,
   asClass,
@@ -31,6 +32,8 @@ import { EngineRegistry, type RunnerFactory } from './registry.ts'
 /** The app's services. The kernel's are declared here; each feature declares its own on this interface. */
 export interface Cradle {
   configStore: ConfigStore
+  /** The composed config schema (server/config-schema.ts): what a valid config is, for edits made in the app. */
+  configSchema: TObject
   logger: PluginLogger
   discovery: DiscoveryResult
   dataDir: string
@@ -46,8 +49,9 @@ export interface Cradle {
 /**
  * A feature of dictum: what it adds to an app. Each feature folder (a route group under routes/, or audio/,
  * vad/, models/, live/) exports one and owns everything in it, so adding a feature touches its folder and the list
- * that names it (server/app.ts). The kernel only runs the list: it registers the services, opens the database
- * with the tables, registers the routes, and closes the features in reverse order.
+ * that names it (server/app.ts; its config keys, in its config.ts, are listed in server/config-schema.ts). The
+ * kernel only runs the list: it registers the services, opens the database with the tables, registers the
+ * routes, and closes the features in reverse order.
  */
 export interface Feature {
   /** Names the feature in errors, and its tables in `feature_versions`. */
@@ -103,6 +107,8 @@ export type DictumContainer = AwilixContainer<Cradle>
 
 export interface ContainerOptions {
   config: Readonly<DictumConfig>
+  /** The schema the config was validated with. */
+  configSchema: TObject
   configFile: string | null
   logger: PluginLogger
   discovery: DiscoveryResult
@@ -122,6 +128,7 @@ export function buildContainer(options: ContainerOptions): DictumContainer {
   const tables = featureTables(options.features)
   container.register({
     configStore: asValue(configStore),
+    configSchema: asValue(options.configSchema),
     logger: asValue(options.logger),
     discovery: asValue(options.discovery),
     dataDir: asValue(dataDir),

@@ -1,7 +1,8 @@
 /**
  * dictum's app: the kernel with every feature, in the order they register (openapi first, so it sees the
- * routes after it). Adding a feature is adding its folder and its line here. The server, the CLI and the
- * tests build it; nothing listens here (server/server.ts owns the process).
+ * routes after it). Adding a feature is adding its folder and its line here (and, when it has config keys,
+ * its section's line in config-schema.ts). The server, the CLI and the tests build it; nothing listens here
+ * (server/server.ts owns the process).
  */
 import { audioFeature } from '../audio/feature.ts'
 import type { DictumConfig } from '../config/schema.ts'
@@ -25,6 +26,7 @@ import { settingsFeature } from '../routes/settings/index.ts'
 import { transcribeFeature } from '../routes/transcribe/index.ts'
 import { webFeature } from '../routes/web/index.ts'
 import { vadFeature } from '../vad/feature.ts'
+import { ConfigSchema } from './config-schema.ts'
 
 export type { DictumApp }
 
@@ -50,10 +52,10 @@ export const FEATURES: readonly Feature[] = [
   webFeature,
 ]
 
-export type BuildOptions = Omit<AppOptions, 'features'>
+export type BuildOptions = Omit<AppOptions, 'features' | 'configSchema'>
 
 export function buildApp(config: Readonly<DictumConfig>, options: BuildOptions = {}): Promise<DictumApp> {
-  return createApp(config, { ...options, features: FEATURES })
+  return createApp(config, { ...options, features: FEATURES, configSchema: ConfigSchema })
 }
 
 /** dictum's tables, for code that opens the database without an app (tests, benches). */

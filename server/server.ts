@@ -15,6 +15,7 @@ import type { DictumConfig } from '../config/schema.ts'
 import { allProblems, loadCheckedConfig } from '../kernel/config-check.ts'
 import { WyomingServer } from '../wyoming/server.ts'
 import { type BuildOptions, buildApp, type DictumApp } from './app.ts'
+import { ConfigSchema } from './config-schema.ts'
 import { ConfigWatcher } from './config-watcher.ts'
 import { ApiListener } from './listener.ts'
 
@@ -42,7 +43,7 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const loadOptions: LoadOptions = { flags: options.flags ?? {}, env: options.env ?? process.env }
   if (options.cwd !== undefined) loadOptions.cwd = options.cwd
-  const { loaded, discovery } = await loadCheckedConfig(loadOptions)
+  const { loaded, discovery } = await loadCheckedConfig(ConfigSchema, loadOptions)
   const configFile = configFilePath(
     options.flags ?? {},
     options.env ?? process.env,
@@ -162,7 +163,7 @@ async function applyEdit(
   const current = store.current
   let next: Readonly<DictumConfig>
   try {
-    const draft = draftConfig(loadOptions)
+    const draft = draftConfig(ConfigSchema, loadOptions)
     if (draft.file === null) {
       app.log.warn({}, 'the config file is gone; the config in force stays until it is back')
       return false
@@ -202,7 +203,11 @@ function keepRestartOnly(next: Readonly<DictumConfig>, current: Readonly<DictumC
   )
   if (changed.length === 0) return next
   app.log.warn({ keys: changed }, 'these config keys take effect when dictum restarts')
-  return resolveConfig({ ...structuredClone(next), dataDir: current.dataDir, plugins: [...current.plugins] })
+  return resolveConfig(ConfigSchema, {
+    ...structuredClone(next),
+    dataDir: current.dataDir,
+    plugins: [...current.plugins],
+  })
 }
 
 /** Runs the server until SIGINT/SIGTERM; a second signal exits at once. */

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
+import type { TObject } from '@sinclair/typebox'
 import { resolveConfig, validateConfig } from '../config/load.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import { type ConfigChange, readConfigEdit, writeConfigEdit } from '../config/write.ts'
@@ -24,13 +25,20 @@ const SETTINGS = 'speech.engine, ai.provider, history.enabled'
 
 export class SettingsService {
   readonly #store: ConfigStore
+  readonly #schema: TObject
   readonly #discovery: DiscoveryResult
   readonly #logger: PluginLogger
   /** Changes one at a time: each reads the file the previous one wrote. */
   #queue: Promise<unknown> = Promise.resolve()
 
-  constructor(deps: { configStore: ConfigStore; discovery: DiscoveryResult; logger: PluginLogger }) {
+  constructor(deps: {
+    configStore: ConfigStore
+    configSchema: TObject
+    discovery: DiscoveryResult
+    logger: PluginLogger
+  }) {
     this.#store = deps.configStore
+    this.#schema = deps.configSchema
     this.#discovery = deps.discovery
     this.#logger = deps.logger
   }
@@ -61,12 +69,12 @@ export class SettingsService {
     const current = this.#store.current
     const next = structuredClone(current) as DictumConfig
     for (const [keys, value] of changes) setIn(next as unknown as Record<string, unknown>, keys, value)
-    const frozen = resolveConfig(next as unknown as Record<string, unknown>)
+    const frozen = resolveConfig(this.#schema, next as unknown as Record<string, unknown>)
 
     // The file as it will be must be a valid config too: a change never writes into a file with errors.
     const edit = await readConfigEdit(file, changes)
     const problems: string[] = []
-    const value = validateConfig({ dataDir: current.dataDir, ...edit.content }, problems)
+    const value = validateConfig(this.#schema, { dataDir: current.dataDir, ...edit.content }, problems)
     const all = allProblems({ value, problems }, this.#discovery)
     if (all.length > 0) {
       throw errors.CONFIG_FILE_CONFLICT(`it has errors; fix them first: ${all.join('; ')}.`)

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import t from 'tap'
-import { ConfigSchema } from '../config/schema.ts'
+import { ConfigSchema } from '../server/config-schema.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const readme = readFileSync(path.join(root, 'README.md'), 'utf8')

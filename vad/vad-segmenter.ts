@@ -8,8 +8,8 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Static } from '@sinclair/typebox'
-import type { VadSchema } from '../config/schema.ts'
 import { errors } from '../errors/catalogue.ts'
+import type { VadSchema } from './config.ts'
 import { createNativeVad, type NativeVad } from './native.ts'
 import { RecentSamples } from './recent-samples.ts'
 import { resolveVadModel, type VadModelLocation, verifyVadModel } from './vad-model.ts'

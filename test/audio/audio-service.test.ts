@@ -6,6 +6,7 @@ import t from 'tap'
 import { AudioService } from '../../audio/service.ts'
 import { resolveConfig } from '../../config/load.ts'
 import { ConfigStore } from '../../kernel/config-store.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 
 /** ffmpeg processes whose parent is this process (Linux /proc). */
@@ -27,7 +28,7 @@ t.test('a decoder replaced by an audio.* edit is closed with the service, ffmpeg
   const longM4a = path.join(dir, 'long.m4a')
   const source = path.join(audioFixturesDir, 'extra/silero-vad-test-en-60s.wav')
   execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-y', '-i', source, '-c:a', 'aac', longM4a])
-  const config = resolveConfig({ dataDir: path.join(dir, 'data'), log: { level: 'silent' } })
+  const config = resolveConfig(ConfigSchema, { dataDir: path.join(dir, 'data'), log: { level: 'silent' } })
   const store = new ConfigStore(config)
   const service = new AudioService({ configStore: store, logger: console })
   const first = service.decoder
@@ -37,7 +38,7 @@ t.test('a decoder replaced by an audio.* edit is closed with the service, ffmpeg
   t.equal(ourFfmpegChildren(), 1, 'a decode is running in ffmpeg')
 
   await store.update(
-    resolveConfig({ ...structuredClone(config), audio: { ...config.audio, maxSeconds: 3600 } }),
+    resolveConfig(ConfigSchema, { ...structuredClone(config), audio: { ...config.audio, maxSeconds: 3600 } }),
   )
   t.not(service.decoder, first, 'the edit replaced the decoder')
   t.equal(ourFfmpegChildren(), 1, 'the running decode goes on on the replaced decoder')

@@ -2,6 +2,7 @@
 import t from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import { buildApp } from '../../server/app.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { fixtureConfig, setup } from './run-cli.ts'
 
 const ENTRIES = 1005
@@ -9,7 +10,9 @@ const ENTRIES = 1005
 t.test('history', async (t) => {
   const user = setup(t, fixtureConfig())
   // Seeded through the same service the dictation pipeline records with, on the user's data folder.
-  const app = await buildApp(resolveConfig({ ...fixtureConfig(), dataDir: user.dataDir }), { logger: false })
+  const app = await buildApp(resolveConfig(ConfigSchema, { ...fixtureConfig(), dataDir: user.dataDir }), {
+    logger: false,
+  })
   const start = Date.parse('2025-03-01T10:00:00.000Z')
   for (let i = 0; i < ENTRIES; i++) {
     await app.dictum.history.record({

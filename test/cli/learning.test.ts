@@ -2,11 +2,14 @@
 import t from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import { buildApp } from '../../server/app.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { fixtureConfig, setup } from './run-cli.ts'
 
 t.test('correct an entry, list the suggestion, accept it', async (t) => {
   const user = setup(t, fixtureConfig())
-  const app = await buildApp(resolveConfig({ ...fixtureConfig(), dataDir: user.dataDir }), { logger: false })
+  const app = await buildApp(resolveConfig(ConfigSchema, { ...fixtureConfig(), dataDir: user.dataDir }), {
+    logger: false,
+  })
   const entry = await app.dictum.history.record({
     rawText: 'he did it him self',
     finalText: 'he did it him self',

@@ -4,6 +4,7 @@ import t from 'tap'
 import { configFilePath, loadConfig } from '../../config/load.ts'
 import { isDictumError } from '../../errors/catalogue.ts'
 import { maskSecrets } from '../../lib/secrets.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { tempDir } from '../helpers/build.ts'
 
 function writeConfig(dir: string, value: unknown, name = 'config.json'): string {
@@ -14,7 +15,7 @@ function writeConfig(dir: string, value: unknown, name = 'config.json'): string 
 
 t.test('defaults apply when there is no config file', async (t) => {
   const home = tempDir(t)
-  const { config, file } = loadConfig({ env: { HOME: home }, cwd: home })
+  const { config, file } = loadConfig(ConfigSchema, { env: { HOME: home }, cwd: home })
   t.equal(file, null)
   t.equal(config.api.host, '127.0.0.1')
   t.equal(config.api.port, 47733)
@@ -34,20 +35,20 @@ t.test('file location: --config, else DICTUM_CONFIG, else XDG_CONFIG_HOME', asyn
   const xdg = tempDir(t)
   mkdirSync(path.join(xdg, 'dictum'))
   writeConfig(path.join(xdg, 'dictum'), { api: { port: 5000 } })
-  t.equal(loadConfig({ env: { XDG_CONFIG_HOME: xdg }, cwd: xdg }).config.api.port, 5000)
+  t.equal(loadConfig(ConfigSchema, { env: { XDG_CONFIG_HOME: xdg }, cwd: xdg }).config.api.port, 5000)
 })
 
 t.test('precedence: flags beat env beat file beat defaults', async (t) => {
   const dir = tempDir(t)
   const file = writeConfig(dir, { api: { host: '127.0.0.2', port: 1111 }, dataDir: 'data' })
-  const fromFile = loadConfig({ flags: { config: file }, env: {}, cwd: '/' }).config
+  const fromFile = loadConfig(ConfigSchema, { flags: { config: file }, env: {}, cwd: '/' }).config
   t.equal(fromFile.api.host, '127.0.0.2')
   t.equal(fromFile.api.port, 1111)
   t.equal(fromFile.dataDir, path.join(dir, 'data'), 'relative dataDir is relative to the config file')
   const env = { DICTUM_HOST: '127.0.0.3', DICTUM_PORT: '2222', DICTUM_DATA_DIR: '/env-data' }
-  const fromEnv = loadConfig({ flags: { config: file }, env, cwd: '/' }).config
+  const fromEnv = loadConfig(ConfigSchema, { flags: { config: file }, env, cwd: '/' }).config
   t.same([fromEnv.api.host, fromEnv.api.port, fromEnv.dataDir], ['127.0.0.3', 2222, '/env-data'])
-  const fromFlags = loadConfig({
+  const fromFlags = loadConfig(ConfigSchema, {
     flags: { config: file, host: '127.0.0.4', port: '3333', dataDir: 'rel' },
     env,
     cwd: '/work',
@@ -64,7 +65,7 @@ t.test('every invalid key is reported at once, with its path', async (t) => {
     unknownTop: true,
   })
   try {
-    loadConfig({ flags: { config: file }, env: { DICTUM_PORT: 'x1' }, cwd: dir })
+    loadConfig(ConfigSchema, { flags: { config: file }, env: { DICTUM_PORT: 'x1' }, cwd: dir })
     t.fail('should throw')
   } catch (err) {
     t.ok(isDictumError(err))
@@ -86,19 +87,25 @@ t.test('every invalid key is reported at once, with its path', async (t) => {
 t.test('unreadable or malformed files are clear errors; a named missing file too', async (t) => {
   const dir = tempDir(t)
   t.throws(
-    () => loadConfig({ flags: { config: path.join(dir, 'nope.json') }, env: {}, cwd: dir }),
+    () => loadConfig(ConfigSchema, { flags: { config: path.join(dir, 'nope.json') }, env: {}, cwd: dir }),
     /Could not read configuration: .*nope\.json: no such file/,
   )
   const bad = writeConfig(dir, '{"api": ', 'bad.json')
-  t.throws(() => loadConfig({ flags: { config: bad }, env: {}, cwd: dir }), /bad\.json: invalid JSON/)
+  t.throws(
+    () => loadConfig(ConfigSchema, { flags: { config: bad }, env: {}, cwd: dir }),
+    /bad\.json: invalid JSON/,
+  )
   const arr = writeConfig(dir, '[1]', 'arr.json')
-  t.throws(() => loadConfig({ flags: { config: arr }, env: {}, cwd: dir }), /top level must be a JSON object/)
+  t.throws(
+    () => loadConfig(ConfigSchema, { flags: { config: arr }, env: {}, cwd: dir }),
+    /top level must be a JSON object/,
+  )
 })
 
 t.test('plugin paths are relative to the config file; package names stay names', async (t) => {
   const dir = tempDir(t)
   const file = writeConfig(dir, { plugins: ['./my-engine.js', 'dictum-engine-foo', '/abs/x.js'] })
-  t.same(loadConfig({ flags: { config: file }, env: {}, cwd: '/' }).config.plugins, [
+  t.same(loadConfig(ConfigSchema, { flags: { config: file }, env: {}, cwd: '/' }).config.plugins, [
     path.join(dir, 'my-engine.js'),
     'dictum-engine-foo',
     '/abs/x.js',

@@ -8,6 +8,7 @@ import type { DictumConfig } from '../../config/schema.ts'
 import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
 import { type BuildOptions, buildApp, type DictumApp } from '../../server/app.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 
 /**
  * The built-in engines run in the test process unless a test asks for isolation (`runnerFactory`): the
@@ -40,7 +41,7 @@ export function tempDir(t: Test, prefix = 'dictum-test-'): string {
  */
 export function testConfig(t: Test, overrides: ConfigOverrides = {}): Readonly<DictumConfig> {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir(t)
-  return resolveConfig({
+  return resolveConfig(ConfigSchema, {
     plugins: [FIXTURE_ENGINE, FIXTURE_PROVIDER],
     ...overrides,
     speech: { engine: 'fixture-echo', concurrency: 1, ...(overrides.speech as object) },

@@ -10,6 +10,7 @@ import { resolveConfig } from '../../config/load.ts'
 import { MEMORY_RESERVE_MB } from '../../kernel/concurrency.ts'
 import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { build, FIXTURES, injectJson } from '../helpers/build.ts'
 
 const HEAVY_ENGINE = path.join(FIXTURES, 'plugins/heavy-engine.ts')
@@ -44,7 +45,7 @@ async function appOn(
 }
 
 t.test('"auto" is the default: one process per core when the memory fits', async (t) => {
-  t.equal(resolveConfig({ dataDir: '/nonexistent' }).speech.concurrency, 'auto')
+  t.equal(resolveConfig(ConfigSchema, { dataDir: '/nonexistent' }).speech.concurrency, 'auto')
   const { app, slots, engine } = await appOn(t, { cores: 4, freeMb: MEMORY_RESERVE_MB + 8000 })
   t.equal(app.dictum.configStore.current.speech.concurrency, 'auto')
   t.match(await engine(), { concurrency: 4, concurrencyReason: /^auto: 4 cores/ })

@@ -8,6 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { loadCheckedConfig } from '../../kernel/config-check.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { startServer } from '../../server/server.ts'
 import { runCli } from '../cli/run-cli.ts'
 import { tempDir } from '../helpers/build.ts'
@@ -23,7 +24,7 @@ t.test('every invalid key, core and plugin options, in one error', async (t) => 
   const dir = tempDir(t)
   const file = path.join(dir, 'config.json')
   writeFileSync(file, JSON.stringify(BAD))
-  const error = await loadCheckedConfig({ flags: { config: file }, env: {}, cwd: dir }).then(
+  const error = await loadCheckedConfig(ConfigSchema, { flags: { config: file }, env: {}, cwd: dir }).then(
     () => null,
     (err: Error) => err,
   )

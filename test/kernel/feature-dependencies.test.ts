@@ -6,6 +6,7 @@ import t from 'tap'
 import { createApp } from '../../http/app.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { FEATURES } from '../../server/app.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { testConfig } from '../helpers/build.ts'
 
 t.test("dictum's own list holds every feature's dependencies", async (t) => {
@@ -14,14 +15,18 @@ t.test("dictum's own list holds every feature's dependencies", async (t) => {
     for (const needed of feature.dependencies ?? [])
       t.ok(names.has(needed), `${feature.name} needs ${needed}`)
   }
-  const app = await createApp(testConfig(t), { features: FEATURES, logger: false })
+  const app = await createApp(testConfig(t), {
+    features: FEATURES,
+    configSchema: ConfigSchema,
+    logger: false,
+  })
   t.teardown(() => app.close())
   t.ok(app.dictum.dictation, 'and the app starts')
 })
 
 t.test('a list without history fails at start, naming the feature that needs it and history', async (t) => {
   const features = FEATURES.filter((f) => f.name !== 'history')
-  await t.rejects(createApp(testConfig(t), { features, logger: false }), {
+  await t.rejects(createApp(testConfig(t), { features, configSchema: ConfigSchema, logger: false }), {
     code: 'FEATURE_MISSING',
     message: /feature "transcribe" needs "history", not in the app's list of features/,
   })
@@ -29,7 +34,11 @@ t.test('a list without history fails at start, naming the feature that needs it 
 
 t.test('every missing dependency of the feature is named', async (t) => {
   const lonely: Feature = { name: 'lonely', dependencies: ['dictionary', 'nowhere', 'history'] }
-  const error = await createApp(testConfig(t), { features: [lonely], logger: false }).then(
+  const error = await createApp(testConfig(t), {
+    features: [lonely],
+    configSchema: ConfigSchema,
+    logger: false,
+  }).then(
     () => null,
     (err: unknown) => err as { code: string; message: string },
   )

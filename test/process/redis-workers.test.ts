@@ -20,6 +20,7 @@ import { PREFIX, partJobId, QUEUE } from '../../jobs/redis/queue.ts'
 import type { JobRecord, JobSpec } from '../../jobs/types.ts'
 import { ConfigStore } from '../../kernel/config-store.ts'
 import { buildApp } from '../../server/app.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { injectJson } from '../helpers/build.ts'
 import { audioFixturesDir, repoRoot } from '../helpers/fixtures.ts'
@@ -69,7 +70,7 @@ const settings = {
 }
 const configFile = path.join(dir, 'config.json')
 writeFileSync(configFile, JSON.stringify(settings))
-const config = resolveConfig(settings)
+const config = resolveConfig(ConfigSchema, settings)
 
 // A long file (the clips with pauses between them, 54 s: fans out) and a medium one (33 s: does not).
 const long = path.join(dir, 'long.wav')

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { resolveConfig } from '../../config/load.ts'
+import { ConfigSchema } from '../../server/config-schema.ts'
 import { build } from '../helpers/build.ts'
 import { listen, rawRequest } from '../helpers/http.ts'
 import { logCapture } from '../helpers/log-capture.ts'
@@ -167,11 +168,15 @@ t.test('web.enabled: false answers 404, applied live', async (t) => {
   t.equal(off.status, 404)
   t.same(off.json, { error: 'Route not found.', code: 'ROUTE_NOT_FOUND' })
   const store = app.dictum.configStore
-  await store.update(resolveConfig({ ...structuredClone(store.current), web: { enabled: true } }))
+  await store.update(
+    resolveConfig(ConfigSchema, { ...structuredClone(store.current), web: { enabled: true } }),
+  )
   const on = await get(port, '/')
   t.equal(on.status, 200, 'on after a config edit')
   const file = namedFiles(on.text).files[0] as string
-  await store.update(resolveConfig({ ...structuredClone(store.current), web: { enabled: false } }))
+  await store.update(
+    resolveConfig(ConfigSchema, { ...structuredClone(store.current), web: { enabled: false } }),
+  )
   t.equal((await get(port, '/')).status, 404, 'off again')
   t.equal((await get(port, file)).status, 404, 'its files too')
   t.equal((await get(port, '/v1/health')).status, 200, 'the API stays')

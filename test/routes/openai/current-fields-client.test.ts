@@ -9,6 +9,7 @@ import OpenAI from 'openai'
 import t, { type Test } from 'tap'
 import { AudioDecoder } from '../../../audio/index.ts'
 import { resolveConfig } from '../../../config/load.ts'
+import { ConfigSchema } from '../../../server/config-schema.ts'
 import { bundledVadModel } from '../../../vad/service.ts'
 import { VadSegmenter } from '../../../vad/vad-segmenter.ts'
 import { audioFixturesDir } from '../../engines/pocketsphinx/clips.ts'
@@ -239,7 +240,7 @@ t.test('include[]=logprobs on an engine with no confidences: 400 naming those wi
 
 /** The pieces dictum's VAD makes of a clip with these values, in seconds. */
 async function vadPieces(t: Test, file: string, tuning: object) {
-  const config = resolveConfig({ dataDir: tempDir(t), log: { level: 'silent' } })
+  const config = resolveConfig(ConfigSchema, { dataDir: tempDir(t), log: { level: 'silent' } })
   const vad = await VadSegmenter.open(config.vad, {
     modelsDir: path.join(config.dataDir, 'models'),
     fallbackModel: bundledVadModel() as string,
