@@ -93,7 +93,11 @@ t.test('correct an entry, replay and accept its suggestion', { skip }, async (t)
   await page.waitForFunction(
     "document.querySelector('#correction-status').textContent.startsWith('Correction saved:')",
   )
-  t.match(await textOf(page, '#correction-status'), /\d+ suggestions? \(/, 'it names the suggestions')
+  t.match(
+    await textOf(page, '#correction-status'),
+    /^Correction saved: \d+ suggestions? \(.*\bdisposed\b.*\)\. Review in Dictionary\.$/,
+    'it names the suggestions',
+  )
   t.equal(await textOf(page, '#entry-corrected'), CORRECTED, 'the entry shows the corrected text')
   t.equal(
     await textOf(page, `#history-list li[data-id="${misheard.id}"] .entry-open`),

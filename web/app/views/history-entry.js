@@ -38,6 +38,8 @@ export function Recording({ entry }) {
 
 /** "1 suggestion" / "3 suggestions". */
 const suggestionCount = (n) => `${n} suggestion${n === 1 ? '' : 's'}`
+/** What a suggestion would add: the custom word, or the replacement's text. */
+const proposed = (s) => (s.kind === 'customWord' ? s.entry.text : s.entry.replacement)
 
 export function Correction({ entry, onCorrected }) {
   const [text, setText] = useState(entry.correctedText ?? entry.finalText)
@@ -78,7 +80,7 @@ export function Correction({ entry, onCorrected }) {
             ? ''
             : result.length === 0
               ? 'Correction saved. Nothing to learn from it.'
-              : html`Correction saved: ${suggestionCount(result.length)} (${result.map((s) => s.heard).join(', ')} heard). <a href="#/dictionary">Review in Dictionary</a>.`
+              : html`Correction saved: ${suggestionCount(result.length)} (${result.map(proposed).join(', ')}). <a href="#/dictionary">Review in Dictionary</a>.`
         }</p>
       </div>
     </form>
