@@ -76,9 +76,10 @@ export class Pronouncer {
   }
 
   #read(): Promise<PronunciationDictionary> {
-    this.#dictionary ??= this.#file && existsSync(this.#file)
-      ? readDictionary(this.#file)
-      : Promise.resolve(new Map() as PronunciationDictionary)
+    this.#dictionary ??=
+      this.#file && existsSync(this.#file)
+        ? readDictionary(this.#file)
+        : Promise.resolve(new Map() as PronunciationDictionary)
     return this.#dictionary
   }
 }

@@ -73,13 +73,13 @@ t.test('correct an entry, replay and accept its suggestion', { skip }, async (t)
   t.match(await page.$eval('#entry-audio', (e) => e.getAttribute('src')), /^blob:/, 'played from a blob URL')
   // The recording loads (the page fetched it with the token, the CSP lets it play): its length is the clip's.
   await page.waitForFunction("document.querySelector('#entry-audio').readyState >= 1")
-  const duration = await page.$eval('#entry-audio', (e) => (e as HTMLAudioElement).duration)
+  const duration = await page.$eval('#entry-audio', (e) => (e as unknown as { duration: number }).duration)
   t.ok(
     Math.abs(duration - misheard.durationSeconds) < 0.1,
     `the recording lasts ${duration} s, the dictation ${misheard.durationSeconds} s`,
   )
   t.equal(
-    await page.$eval('#entry-correction', (e) => (e as HTMLTextAreaElement).value),
+    await page.$eval('#entry-correction', (e) => (e as unknown as { value: string }).value),
     misheard.finalText,
     'the text to correct starts as the final text',
   )
