@@ -78,6 +78,8 @@ t.test('the whole-utterance path (no streaming) keeps it too', async (t) => {
       engine: 'fixture-streaming-inline',
       engines: { 'fixture-streaming-inline': { streaming: false } },
     },
+    // A tone is no speech to the VAD, which would empty a client-committed item on this path.
+    vad: { enabled: false },
   })
   const port = await listen(t, app)
   const pcm = Buffer.alloc(16000 * 2)
