@@ -66,6 +66,14 @@ module.exports = {
       to: { dependencyTypes: ['local'], pathNot: ['^providers/($1|common)/', '^sdk/plugin[.]ts$'] },
     },
     {
+      name: 'engines-are-plugins',
+      comment:
+        "Nothing imports an engine: the kernel loads each as a plugin, and what dictum needs of one (its model's pronunciation dictionary…) comes through its definition.",
+      severity: 'error',
+      from: { pathNot: '^engines/' },
+      to: { path: '^engines/' },
+    },
+    {
       name: 'routes-from-server',
       comment: "Only the server's list of features (and other route groups) import routes/.",
       severity: 'error',

@@ -9,12 +9,29 @@ import { TARGET_SAMPLE_RATE } from './types.ts'
 /** The format of every kept recording (its Content-Type when played back). */
 export const RECORDING_FORMAT = { extension: 'flac', contentType: 'audio/flac' } as const
 
+/**
+ * ffmpeg writing FLAC to a pipe cannot go back to its header, so STREAMINFO says 0 samples ("unknown"): a
+ * browser then shows no length and cannot seek. The count is known here; written into the header (its
+ * 36-bit total at bytes 21–25, after `fLaC`, the block header and the sizes and format bits).
+ */
+export function withTotalSamples(flac: Buffer, samples: number): Buffer {
+  const isStreamInfo =
+    flac.length >= 42 && flac.toString('latin1', 0, 4) === 'fLaC' && (flac[4]! & 0x7f) === 0
+  if (!isStreamInfo || samples <= 0 || samples >= 2 ** 36) return flac
+  const high = Math.floor(samples / 2 ** 32)
+  flac[21] = (flac[21]! & 0xf0) | high
+  flac.writeUInt32BE(samples % 2 ** 32, 22)
+  return flac
+}
+
 /** One recording being encoded: `write` the samples, then `finish` for the file, or `abort`. */
 export class RecordingEncoder {
   readonly #child: ChildProcess
   readonly #output: Buffer[] = []
   readonly #done: Promise<Buffer>
   #failed: Error | null = null
+  /** Samples written, for the FLAC header. */
+  #samples = 0
 
   /** Starts ffmpeg (`binary`: the decoder's, config `audio.ffmpegPath` or found on PATH). */
   constructor(binary: string) {
@@ -41,13 +58,14 @@ export class RecordingEncoder {
     if (this.#failed || samples.length === 0) return
     const bytes = Buffer.alloc(samples.byteLength)
     Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).copy(bytes)
+    this.#samples += samples.length
     this.#child.stdin?.write(bytes)
   }
 
-  /** The FLAC file of everything written. Rejects when ffmpeg failed. */
-  finish(): Promise<Buffer> {
+  /** The FLAC file of everything written, its length in its header. Rejects when ffmpeg failed. */
+  async finish(): Promise<Buffer> {
     this.#child.stdin?.end()
-    return this.#done
+    return withTotalSamples(await this.#done, this.#samples)
   }
 
   /** Stops ffmpeg and drops what was encoded. Safe after finish. */

@@ -9,6 +9,7 @@ import { benchCustomWords } from './custom-words.ts'
 import { benchDesktop } from './desktop.ts'
 import { benchJobs } from './jobs.ts'
 import { benchHistory, benchThroughput } from './kernel.ts'
+import { benchLearning } from './learning.ts'
 import { benchLive } from './live.ts'
 import { benchLiveCpu } from './live-cpu.ts'
 import { benchLiveSoak } from './live-soak.ts'
@@ -47,6 +48,7 @@ const sections: Record<string, Section> = {
   'long-file': () => benchLongFile(),
   'concurrent-dictation': () => benchConcurrentDictation(),
   desktop: () => benchDesktop(),
+  learning: () => benchLearning(),
 }
 
 async function main(): Promise<void> {

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { AudioSource } from '../audio/index.ts'
-import { RecordingEncoder } from '../audio/recording-encoder.ts'
 import type { AudioService } from '../audio/service.ts'
+import { finishRecording, startRecording } from '../history/recording.ts'
 import type { HistoryEntry } from '../history/schemas.ts'
 import { countCharacters, type HistoryService, type NewHistoryEntry } from '../history/service.ts'
 import type { ConfigStore } from '../kernel/config-store.ts'
@@ -53,7 +53,7 @@ export class DictationService {
 
   async dictate(source: AudioSource, options: DictateOptions = {}): Promise<Dictation> {
     const started = performance.now()
-    const recording = await this.#recording()
+    const recording = await startRecording(this.#deps.audio, this.#deps.configStore.current.history)
     let transcript: Transcript
     try {
       transcript = await this.#deps.transcription.transcribe(source, {
@@ -64,7 +64,7 @@ export class DictationService {
       recording?.abort()
       throw error
     }
-    const audio = recording ? await this.#finish(recording) : null
+    const audio = recording ? await finishRecording(recording, this.#deps.logger) : null
     const rawText = transcript.text
     const commands = this.#deps.configStore.current.dictation.commands
     const edited = commands ? applyDictationCommands(rawText).text : rawText
@@ -87,24 +87,6 @@ export class DictationService {
       : { stored: null, error: null }
     const entry = stored ?? unstoredEntry(draft)
     return { entry, stored: stored !== null, storeError: error, transcript }
-  }
-
-  /** An encoder for the dictation's audio when history keeps it (and ffmpeg is there), else null. */
-  async #recording(): Promise<RecordingEncoder | null> {
-    const { enabled, keepAudio } = this.#deps.configStore.current.history
-    if (!enabled || !keepAudio) return null
-    const ffmpeg = await this.#deps.audio.decoder.ffmpeg()
-    return ffmpeg ? new RecordingEncoder(ffmpeg.path) : null
-  }
-
-  /** The recording's FLAC; null (logged) when encoding failed: the dictation is kept without its audio. */
-  async #finish(recording: RecordingEncoder): Promise<Buffer | null> {
-    try {
-      return await recording.finish()
-    } catch (err) {
-      this.#deps.logger.warn({ error: (err as Error).message }, 'the recording could not be kept')
-      return null
-    }
   }
 
   /** The stored entry (null for an empty transcript), or null with why storing failed. */

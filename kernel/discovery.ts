@@ -177,6 +177,9 @@ function checkEngine(d: Loose, name: string): EngineDefinition {
   if (d.probe !== undefined && typeof d.probe !== 'function') {
     throw errors.PLUGIN_INVALID(`${name}: probe must be a function`)
   }
+  if (d.pronunciationDictionary !== undefined && typeof d.pronunciationDictionary !== 'function') {
+    throw errors.PLUGIN_INVALID(`${name}: pronunciationDictionary must be a function`)
+  }
   const estimate = d.memoryEstimateMb
   if (
     estimate !== undefined &&

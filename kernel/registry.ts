@@ -222,6 +222,16 @@ export class EngineRegistry {
     return { ...acquired, release }
   }
 
+  /**
+   * The pronunciation dictionary file of the engine's configured model (its definition's
+   * `pronunciationDictionary`), or null when it names none. ENGINE_NOT_FOUND for an unknown id.
+   */
+  pronunciationDictionary(id: string): string | null {
+    const { definition } = this.#find(id)
+    if (!definition.pronunciationDictionary) return null
+    return definition.pronunciationDictionary(this.#context(this.#options(id, definition))) ?? null
+  }
+
   /** Closes a model's engine unused for MODEL_IDLE_MS (the timer only runs while no request holds it). */
   #unload(key: string, slot: Slot<EngineSlot>): void {
     if (this.#slots.get(key) !== slot || slot.users > 0) return

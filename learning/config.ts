@@ -29,7 +29,7 @@ export const LearningSchema = Type.Object(
       Type.String({
         minLength: 1,
         description:
-          "Pronunciation dictionary (CMUdict format) that tells a mishearing from a rewrite; default: the pocketsphinx model's, else espeak-ng.",
+          "Pronunciation dictionary (CMUdict format) that tells a mishearing from a rewrite; default: the dictionary of the model of the engine that heard the text (pocketsphinx's), else espeak-ng.",
       }),
     ),
   },

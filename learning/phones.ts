@@ -1,18 +1,11 @@
 /**
- * How alike two word sequences sound: their phones (ARPAbet, from the pronunciation dictionary of the
- * pocketsphinx model, else spelled by espeak-ng) and an edit distance over them where a vowel for a vowel,
- * or a consonant for one of its own manner (stop for stop, nasal for nasal…), costs half.
+ * How alike two word sequences sound: their phones (ARPAbet, from a pronunciation dictionary: the model's of
+ * the engine that heard them, which its definition names, or `learning.pronunciations`; else spelled by
+ * espeak-ng) and an edit distance over them where a vowel for a vowel, or a consonant for one of its own
+ * manner (stop for stop, nasal for nasal…), costs half.
  */
 import { existsSync } from 'node:fs'
-import { DEFAULT_MODEL_DIR } from '../engines/pocketsphinx/options.ts'
-import {
-  letterToSound,
-  type PronunciationDictionary,
-  readDictionary,
-} from '../engines/pocketsphinx/pronunciations.ts'
-
-/** The model's dictionary dictum ships with (Debian's pocketsphinx-en-us), when it is installed. */
-export const DEFAULT_PRONUNCIATIONS = `${DEFAULT_MODEL_DIR}/cmudict-en-us.dict`
+import { letterToSound, type PronunciationDictionary, readDictionary } from '../text/pronunciations.ts'
 
 const CLASSES: string[][] = [
   ['AA', 'AE', 'AH', 'AO', 'AW', 'AY', 'EH', 'ER', 'EY', 'IH', 'IY', 'OW', 'OY', 'UH', 'UW'],
@@ -51,11 +44,12 @@ export function phoneDistance(a: readonly string[], b: readonly string[]): numbe
 
 /** Phones of words: the dictionary's first pronunciation, else espeak-ng's; null for a word neither has. */
 export class Pronouncer {
-  readonly #file: string
+  readonly #file: string | null
   #dictionary: Promise<PronunciationDictionary> | null = null
   readonly #spelled = new Map<string, string[] | null>()
 
-  constructor(file = DEFAULT_PRONUNCIATIONS) {
+  /** `file`: a CMUdict-format dictionary; null (or a missing file): every word is spelled by espeak-ng. */
+  constructor(file: string | null) {
     this.#file = file
   }
 
@@ -82,9 +76,10 @@ export class Pronouncer {
   }
 
   #read(): Promise<PronunciationDictionary> {
-    this.#dictionary ??= existsSync(this.#file)
-      ? readDictionary(this.#file)
-      : Promise.resolve(new Map() as PronunciationDictionary)
+    this.#dictionary ??=
+      this.#file && existsSync(this.#file)
+        ? readDictionary(this.#file)
+        : Promise.resolve(new Map() as PronunciationDictionary)
     return this.#dictionary
   }
 }

@@ -15,7 +15,7 @@ import type { Db } from '../storage/database.ts'
 import { writeTransaction } from '../storage/write.ts'
 import type { TranscriptionService } from '../transcription/service.ts'
 import { learningErrors } from './errors.ts'
-import { DEFAULT_PRONUNCIATIONS, Pronouncer } from './phones.ts'
+import { Pronouncer } from './phones.ts'
 import { replayEntries, replaySuggestion } from './replay.ts'
 import { MAX_CORRECTION_LENGTH, type Suggestion } from './schemas.ts'
 import { SuggestionStore } from './store.ts'
@@ -34,7 +34,8 @@ interface Deps {
 export class LearningService {
   readonly #deps: Deps
   readonly #store: SuggestionStore
-  #pronouncer: { file: string; pronouncer: Pronouncer } | null = null
+  /** By dictionary file ('' for none): each reads its dictionary once. */
+  readonly #pronouncers = new Map<string, Pronouncer>()
   /** Replays run one at a time: they are background work, dictation goes first. */
   #replaying: Promise<unknown> = Promise.resolve()
   /** Auto-accepts running (replay, then accept). */
@@ -52,7 +53,7 @@ export class LearningService {
     const customWords = await this.#takesCustomWords(entry.engine)
     const found = await proposals(
       { heard: entry.rawText, meant: text, customWords },
-      this.#currentPronouncer(),
+      this.#pronouncerFor(entry.engine),
     )
     const now = Date.now()
     const suggestions =
@@ -158,10 +159,25 @@ export class LearningService {
     }
   }
 
-  #currentPronouncer(): Pronouncer {
-    const file = this.#deps.configStore.current.learning.pronunciations ?? DEFAULT_PRONUNCIATIONS
-    if (this.#pronouncer?.file !== file) this.#pronouncer = { file, pronouncer: new Pronouncer(file) }
-    return this.#pronouncer.pronouncer
+  /** Pronunciations by `learning.pronunciations`, else the dictionary of the engine's model, else espeak-ng. */
+  #pronouncerFor(engine: string | null): Pronouncer {
+    const file = this.#deps.configStore.current.learning.pronunciations ?? this.#engineDictionary(engine)
+    let pronouncer = this.#pronouncers.get(file ?? '')
+    if (!pronouncer) {
+      pronouncer = new Pronouncer(file)
+      this.#pronouncers.set(file ?? '', pronouncer)
+    }
+    return pronouncer
+  }
+
+  #engineDictionary(engine: string | null): string | null {
+    if (!engine) return null
+    try {
+      return this.#deps.engines.pronunciationDictionary(engine)
+    } catch {
+      // An engine no longer configured (or its options now invalid): espeak-ng spells the words.
+      return null
+    }
   }
 }
 

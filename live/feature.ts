@@ -15,7 +15,7 @@ declare module '../kernel/container.ts' {
 export const liveFeature: Feature = {
   name: 'live',
   errors: liveErrors.table,
-  dependencies: ['vad', 'dictionary', 'history'],
+  dependencies: ['audio', 'vad', 'dictionary', 'history'],
   services: { live: asClass(LiveSessions).singleton() },
   close: (cradle) => (cradle.live as LiveSessions).close(),
 }

@@ -31,6 +31,8 @@ export interface ItemOptions {
   onPartial: (text: string) => void
   /** The runner refused a stream (ENGINE_STREAMING_UNSUPPORTED): later items should not ask again. */
   onStreamRefused: () => void
+  /** Keep a copy of the item's samples for its history entry (`takeRecording`), whatever the path. */
+  keepRecording?: boolean
 }
 
 /** A catalogue error for whatever an engine call threw. */
@@ -52,12 +54,15 @@ export class LiveItem {
   #whole: boolean
   readonly #opened: Promise<void>
   #failure: DictumError | null = null
+  /** The item's samples for history (`keepRecording`), bounded as the item is (its longest). */
+  #recording: Float32Array[] | null
 
   constructor(options: ItemOptions) {
     this.id = options.id
     this.start = options.start
     this.#options = options
     this.#whole = !options.stream
+    this.#recording = options.keepRecording ? [] : null
     this.#opened = options.stream ? this.#open() : Promise.resolve()
   }
 
@@ -73,6 +78,8 @@ export class LiveItem {
   write(samples: Float32Array): void {
     if (samples.length === 0) return
     this.length += samples.length
+    // Copied before a stream may hand the buffer on to an engine host.
+    this.#recording?.push(samples.slice())
     if (this.#failure) return
     if (this.#stream) this.#stream.write(samples)
     else this.#parts.push(samples.slice())
@@ -103,6 +110,14 @@ export class LiveItem {
     this.#abort.abort(errors.INTERNAL('the live item was cancelled'))
     this.#stream?.cancel()
     this.#parts = []
+    this.#recording = null
+  }
+
+  /** The item's samples (once; `keepRecording`), or null. */
+  takeRecording(): Float32Array | null {
+    const parts = this.#recording
+    this.#recording = null
+    return parts ? concatSamples(parts, this.length) : null
   }
 
   async #open(): Promise<void> {

@@ -4,6 +4,7 @@
  * and closes them all when the app closes.
  */
 
+import type { AudioService } from '../audio/service.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import { errors } from '../errors/catalogue.ts'
 import type { HistoryService } from '../history/service.ts'
@@ -24,6 +25,7 @@ interface Deps {
   vad: VadService
   dictionary: DictionaryService
   history: HistoryService
+  audio: AudioService
   configStore: ConfigStore
   logger: PluginLogger
 }

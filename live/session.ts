@@ -8,9 +8,11 @@
 import { randomUUID } from 'node:crypto'
 import { pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
+import type { AudioService } from '../audio/service.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import type { DictionaryService } from '../dictionary/service.ts'
 import { type DictumError, errors } from '../errors/catalogue.ts'
+import { finishRecording, startRecording } from '../history/recording.ts'
 import type { HistoryService } from '../history/service.ts'
 import type { EngineTranscribeResult, PluginLogger } from '../kernel/contracts/engine.ts'
 import type { AcquiredEngine, ReportedCapabilities } from '../kernel/registry.ts'
@@ -32,6 +34,8 @@ export interface SessionDeps {
   engine: AcquiredEngine
   dictionary: DictionaryService
   history: HistoryService
+  /** Where a kept recording is encoded (history/recording.ts, as /v1/dictate's). */
+  audio: AudioService
   config: () => Readonly<DictumConfig>
   logger: PluginLogger
   /** The vetted Silero model file, or null (then server VAD is refused). */
@@ -363,6 +367,7 @@ export class LiveSessionImpl implements LiveSession {
         onStreamRefused: () => {
           this.#streaming = false
         },
+        keepRecording: this.#keepsRecordings(),
       }),
       text: new ItemText(
         (text) => this.#edited(dictionary.applyReplacements(text)).text,
@@ -444,7 +449,7 @@ export class LiveSessionImpl implements LiveSession {
     const removes = this.#takeBack(this.#edited(raw).removesPrevious)
     if (final.transcript.trim() !== '') this.#spoken.push(item.id)
     if (this.#spoken.length > MAX_REMOVABLE) this.#spoken.shift()
-    const historyId = await this.#record(raw, final.transcript, item.endSeconds - item.startSeconds)
+    const historyId = await this.#record(item, raw, final.transcript)
     const offset = item.startSeconds
     const { engine } = this.#deps
     this.#emit({
@@ -479,11 +484,23 @@ export class LiveSessionImpl implements LiveSession {
     return removed
   }
 
-  /** The history entry's id, or null (history off, not asked for, empty text, or storing failed: logged). */
-  async #record(raw: string, transcript: string, seconds: number): Promise<string | null> {
+  /** Whether items keep their samples: the session records to history, which keeps audio. */
+  #keepsRecordings(): boolean {
+    const { enabled, keepAudio } = this.#deps.config().history
+    return this.#history !== null && enabled && keepAudio
+  }
+
+  /**
+   * The history entry's id, or null (history off, not asked for, empty text, or storing failed: logged),
+   * with the item's recording when history keeps audio.
+   */
+  async #record(item: LiveItem, raw: string, transcript: string): Promise<string | null> {
     const wanted = this.#history
+    const samples = item.takeRecording()
     if (!wanted || !this.#deps.config().history.enabled || this.#silent) return null
+    if (raw.trim() === '' && transcript.trim() === '') return null
     try {
+      const audio = samples ? await this.#encoded(samples) : null
       const entry = await this.#deps.history.record({
         rawText: raw,
         finalText: transcript,
@@ -491,8 +508,9 @@ export class LiveSessionImpl implements LiveSession {
         ...(wanted.windowTitle === undefined ? {} : { windowTitle: wanted.windowTitle }),
         wasAIProcessed: false,
         aiProcessingError: null,
-        durationSeconds: Math.round(seconds * 1000) / 1000,
+        durationSeconds: Math.round((item.endSeconds - item.startSeconds) * 1000) / 1000,
         engine: this.#deps.engine.id,
+        audio,
       })
       return entry?.id ?? null
     } catch (error) {
@@ -502,6 +520,14 @@ export class LiveSessionImpl implements LiveSession {
       )
       return null
     }
+  }
+
+  /** An item's samples as history keeps a recording: the encoder /v1/dictate uses; null when none is kept. */
+  async #encoded(samples: Float32Array): Promise<Buffer | null> {
+    const recording = await startRecording(this.#deps.audio, this.#deps.config().history)
+    if (!recording) return null
+    recording.write(samples)
+    return finishRecording(recording, this.#deps.logger)
   }
 
   // ---- settings

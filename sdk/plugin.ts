@@ -69,6 +69,14 @@ export { raceAbort, sleep, type TimeLimit, timeLimit } from '../lib/timeout.ts'
 // Dictated text: the tokens and the editing stage ("comma", "new line", "scratch that"…) dictum applies to
 // every dictation (text/commands.ts), for providers that clean dictated text (the rules provider).
 export { applyCommandTokens, applyDictationCommands, type EditedText } from '../text/commands.ts'
+// Pronunciations (ARPAbet): a model's CMUdict-format dictionary, and espeak-ng's letter to sound for the
+// words it lacks, for engines that add custom words to their model's dictionary.
+export {
+  ipaToArpabet,
+  letterToSound,
+  type PronunciationDictionary,
+  readDictionary,
+} from '../text/pronunciations.ts'
 export { render as renderTokens } from '../text/render.ts'
 export {
   erase,

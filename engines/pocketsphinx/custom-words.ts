@@ -5,7 +5,7 @@
  * - A word the model's dictionary has keeps its pronunciations; its aliases (spoken forms made of known
  *   words, e.g. "cube er net ease") add alternates.
  * - A word it lacks (or a phrase) becomes one dictionary entry whose pronunciations come from its aliases and
- *   from its own words (dictionary, else letter to sound: pronunciations.ts).
+ *   from its own words (dictionary, else letter to sound: the SDK's `letterToSound`).
  * - Bias: a small unigram language model of the custom words, interpolated with the main model:
  *   P(w | h) = (1 - λ) · P_main(w | h) + λ · P_custom(w), with λ = CUSTOM_MODEL_WEIGHT and
  *   P_custom(w) = weight / 100 (weight null: DEFAULT_WEIGHT). So a custom word is never less likely than
@@ -14,8 +14,7 @@
  * - The transcript shows the custom word's `text` (its canonical form) wherever its entry is recognised.
  */
 import { createHash } from 'node:crypto'
-import type { EngineCustomWord as CustomWord } from '../../sdk/plugin.ts'
-import type { PronunciationDictionary } from './pronunciations.ts'
+import type { EngineCustomWord as CustomWord, PronunciationDictionary } from '../../sdk/plugin.ts'
 
 /** λ: the custom model's share of the interpolated language model. */
 export const CUSTOM_MODEL_WEIGHT = 0.02

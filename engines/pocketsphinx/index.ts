@@ -7,7 +7,7 @@
 import { defineEngine, type EngineContext, type EngineProbe } from '../../sdk/plugin.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
 import { PocketsphinxEngine } from './instance.ts'
-import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from './options.ts'
+import { type PocketsphinxOptions, PocketsphinxOptionsSchema, resolveModelPaths } from './options.ts'
 
 /** Longest piece handed to the decoder at once; the kernel's VAD cuts longer audio at pauses. */
 export const MAX_AUDIO_SECONDS = 60
@@ -41,5 +41,7 @@ export default defineEngine({
   // A host with the en-US model loaded and decoding: ~150 MB resident, measured (docs/engines.md).
   memoryEstimateMb: MEMORY_ESTIMATE_MB,
   probe,
+  // The model's own dictionary: what learning from corrections compares heard and meant words by.
+  pronunciationDictionary: (context) => resolveModelPaths(context.options, context.modelsDir).dict,
   create: (context) => new PocketsphinxEngine(context),
 })

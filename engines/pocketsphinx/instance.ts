@@ -6,12 +6,14 @@ import {
   type EngineTranscribeRequest,
   type EngineTranscribeResult,
   errors,
+  letterToSound,
+  type PronunciationDictionary,
+  readDictionary,
 } from '../../sdk/plugin.ts'
 import { type BiasPlan, planBias, unknownWords } from './custom-words.ts'
 import type { PocketsphinxDecoder } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
 import { liveSearchArguments, type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
-import { letterToSound, type PronunciationDictionary, readDictionary } from './pronunciations.ts'
 import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'
 

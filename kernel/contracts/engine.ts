@@ -259,6 +259,13 @@ export interface EngineDefinition<S extends TSchema = TSchema> {
    * holds at this size. Omitted: unknown, the machine's cores alone decide.
    */
   memoryEstimateMb?: number | ((options: Static<S>) => number)
+  /**
+   * The pronunciation dictionary of the configured model: a CMUdict-format file (`word phone…` in ARPAbet,
+   * alternates as `word(2)`; the SDK's `readDictionary` reads it), or null. dictum reads it to tell how alike
+   * the heard and the meant words sound when it learns from a correction of this engine's text. Runs in the
+   * API process and must be cheap (a path, nothing read). Omitted: none (dictum spells words by espeak-ng).
+   */
+  pronunciationDictionary?(context: EngineContext<Static<S>>): string | null
   /** Creates an instance. Must be cheap; heavy work belongs in `load()`. */
   create(context: EngineContext<Static<S>>): EngineInstance | Promise<EngineInstance>
 }

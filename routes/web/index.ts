@@ -3,7 +3,7 @@
  * (routes/web/assets.ts). Behind the API's guard like every route (a loopback Host, no foreign Origin), but without the
  * token: a browser opening a page cannot send one, and these files hold no data; the page asks for the token
  * and sends it on its API requests. A strict Content-Security-Policy keeps the page to dictum's own files
- * and its own API; `web.enabled: false` answers 404 here, applied live.
+ * and its own API (and the blob: URLs it plays recordings from); `web.enabled: false` answers 404 here, applied live.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errors } from '../../errors/catalogue.ts'
@@ -26,6 +26,8 @@ export function contentSecurityPolicy(assets: WebAssets, host: string | undefine
     `script-src 'self' ${assets.importMapHash}`,
     "style-src 'self'",
     "img-src 'self' data:",
+    // History plays a kept recording from a blob: URL (fetched with the token, which <audio> cannot send).
+    "media-src 'self' blob:",
     `connect-src 'self'${ws}`,
     "object-src 'none'",
     "base-uri 'none'",

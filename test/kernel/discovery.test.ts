@@ -66,6 +66,19 @@ t.test('a module exporting nothing usable, or a duplicate id, is rejected', asyn
     code: 'PLUGIN_INVALID',
     message: /kind must be "engine" or "provider"/,
   })
+  const badDictionary = path.join(dir, 'bad-dictionary.ts')
+  const sdk = path.resolve(import.meta.dirname, '../../sdk/plugin.ts')
+  writeFileSync(
+    badDictionary,
+    `import { Type } from ${JSON.stringify(sdk)}
+export default { kind: 'engine', id: 'bad-dictionary', displayName: 'Bad', optionsSchema: Type.Object({}),
+  capabilities: () => ({}), create: () => ({}), pronunciationDictionary: '/usr/share/dict.dict' }
+`,
+  )
+  await t.rejects(discoverPlugins({ plugins: [badDictionary] }), {
+    code: 'PLUGIN_INVALID',
+    message: /bad-dictionary: pronunciationDictionary must be a function/,
+  })
 })
 
 t.test(

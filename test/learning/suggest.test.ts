@@ -4,14 +4,32 @@
  * replacement rules, evidence growing, replay of a rule, dismiss, errors.
  */
 import path from 'node:path'
+import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
+import pocketsphinx from '../../engines/pocketsphinx/index.ts'
+import { PocketsphinxOptionsSchema } from '../../engines/pocketsphinx/options.ts'
 import { changedSpans, words } from '../../learning/alignment.ts'
 import { Pronouncer, phoneDistance } from '../../learning/phones.ts'
 import { proposals } from '../../learning/suggest.ts'
 import { build, injectJson } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 
-const pronouncer = new Pronouncer()
+// The dictionary of the pocketsphinx model, as its definition names it for learning.
+const modelDictionary = pocketsphinx.pronunciationDictionary?.({
+  options: Value.Default(PocketsphinxOptionsSchema, {}),
+  dataDir: '/nonexistent',
+  modelsDir: '/nonexistent',
+  logger: { debug() {}, info() {}, warn() {}, error() {} },
+} as never)
+const pronouncer = new Pronouncer(modelDictionary ?? null)
+
+t.test('the engine names its model dictionary; an engine without one names none', async (t) => {
+  const app = await build(t, { speech: { engine: 'pocketsphinx' } })
+  t.equal(modelDictionary, '/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict')
+  t.equal(app.dictum.engines.pronunciationDictionary('pocketsphinx'), modelDictionary, 'through the registry')
+  t.equal(app.dictum.engines.pronunciationDictionary('fixture-echo'), null)
+  t.throws(() => app.dictum.engines.pronunciationDictionary('nope'), { code: 'ENGINE_NOT_FOUND' })
+})
 
 t.test('alignment: the changed spans, punctuation and case aside', async (t) => {
   t.same(

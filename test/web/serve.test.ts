@@ -61,6 +61,7 @@ t.test('GET / is the page, with a strict policy naming its import map and this h
       `script-src 'self' 'sha256-${hash}'`,
       "style-src 'self'",
       "img-src 'self' data:",
+      "media-src 'self' blob:",
       `connect-src 'self' ws://127.0.0.1:${port}`,
       "object-src 'none'",
       "base-uri 'none'",

@@ -2,11 +2,12 @@
  * Dictionary: replacement rules and custom words. Each list is read from the API, entries are added (POST),
  * edited (PATCH by id) and deleted (DELETE by id); the API validates, and its message is shown next to the
  * field it names. Import reads a JSON file (this page's export, or a list of entries) and appends it; export
- * downloads both lists as one JSON file.
+ * downloads both lists as one JSON file. Above them, the suggestions learned from corrections (suggestions.js).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, saveBlob } from '../lib/api.js'
 import { html } from '../lib/html.js'
+import { Suggestions } from './suggestions.js'
 
 /** A comma-separated input as a list, and back. */
 const toList = (value) =>
@@ -240,6 +241,7 @@ export function Dictionary() {
   return html`
     <h1>Dictionary</h1>
     <p role="status" class="ok" id="dictionary-status">${status}</p>
+    <${Suggestions} reloadKey=${reloadKey} onStatus=${setStatus} onAccepted=${() => setReloadKey((k) => k + 1)} />
     <${EntryList} kindName="rules" reloadKey=${reloadKey} onStatus=${setStatus} />
     <${EntryList} kindName="words" reloadKey=${reloadKey} onStatus=${setStatus} />
     <section class="panel" aria-labelledby="io-heading">

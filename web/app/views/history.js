@@ -1,12 +1,14 @@
 /**
  * History: dictations newest first (GET /v1/history), searched by text and filtered by app and dates, a page
- * at a time (nextCursor); an entry opens with every field; delete one, delete all (after a confirmation), and
- * export the entries that match as JSON, CSV or Markdown (GET /v1/history/export).
+ * at a time (nextCursor); an entry opens with every field, its recording (when kept) and its text to correct
+ * (POST /v1/history/{id}/correction: dictum learns from it, see the Dictionary view); delete one, delete all
+ * (after a confirmation), and export the entries that match as JSON, CSV or Markdown (GET /v1/history/export).
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, download, request } from '../lib/api.js'
 import { when } from '../lib/format.js'
 import { html } from '../lib/html.js'
+import { Correction, Recording } from './history-entry.js'
 
 const PAGE = 50
 
@@ -25,7 +27,7 @@ function queryOf(filters, cursor) {
   return query
 }
 
-function Entry({ entry, onDelete, onClose }) {
+function Entry({ entry, onDelete, onClose, onCorrected }) {
   const heading = useRef(null)
   useEffect(() => heading.current?.focus(), [entry.id])
   return html`
@@ -33,6 +35,7 @@ function Entry({ entry, onDelete, onClose }) {
       <h2 id="entry-heading" tabindex="-1" ref=${heading}>Entry of ${when(entry.timestamp)}</h2>
       <dl class="facts">
         <dt>Final text</dt><dd id="entry-final">${entry.finalText}</dd>
+        ${entry.correctedText !== null && html`<dt>Corrected text</dt><dd id="entry-corrected">${entry.correctedText}</dd>`}
         ${entry.rawText !== entry.finalText && html`<dt>Raw text</dt><dd>${entry.rawText}</dd>`}
         <dt>App</dt><dd>${entry.appName || '—'}</dd>
         <dt>Window</dt><dd>${entry.windowTitle || '—'}</dd>
@@ -44,6 +47,8 @@ function Entry({ entry, onDelete, onClose }) {
         ${entry.processingMs != null && html`<dt>Time to text</dt><dd>${entry.processingMs} ms</dd>`}
         <dt>Id</dt><dd><code>${entry.id}</code></dd>
       </dl>
+      ${entry.hasAudio && html`<${Recording} entry=${entry} />`}
+      <${Correction} entry=${entry} onCorrected=${onCorrected} />
       <div class="actions">
         <button type="button" class="danger" onClick=${() => onDelete(entry)}>Delete this entry</button>
         <button type="button" onClick=${onClose}>Close</button>
@@ -102,6 +107,12 @@ export function History() {
     } catch (err) {
       setError(err.message)
     }
+  }
+
+  // The entry as the correction left it, in the list and open.
+  const corrected = (entry) => {
+    setItems((list) => list.map((e) => (e.id === entry.id ? entry : e)))
+    setOpen(entry)
   }
 
   const removeAll = async () => {
@@ -175,7 +186,7 @@ export function History() {
     <p role="status" class="muted" id="history-status">${loading ? 'Loading…' : status}</p>
     ${error && html`<p class="error" role="alert">${error}</p>`}
 
-    ${open && html`<${Entry} entry=${open} onDelete=${remove} onClose=${() => setOpen(null)} />`}
+    ${open && html`<${Entry} key=${open.id} entry=${open} onDelete=${remove} onClose=${() => setOpen(null)} onCorrected=${corrected} />`}
 
     <section aria-labelledby="entries-heading">
       <h2 id="entries-heading">Entries</h2>
@@ -184,7 +195,7 @@ export function History() {
         ${items.map(
           (entry) => html`<li key=${entry.id} data-id=${entry.id}>
             <div class="entry-text">
-              <button type="button" class="entry-open" onClick=${() => setOpen(entry)}>${entry.finalText || html`<span class="muted">(empty)</span>`}</button>
+              <button type="button" class="entry-open" onClick=${() => setOpen(entry)}>${(entry.correctedText ?? entry.finalText) || html`<span class="muted">(empty)</span>`}</button>
               <div class="muted">${when(entry.timestamp)}${entry.appName ? ` · ${entry.appName}` : ''}${entry.windowTitle ? ` — ${entry.windowTitle}` : ''}</div>
             </div>
             <button type="button" aria-label=${`Delete entry of ${when(entry.timestamp)}`} onClick=${() => remove(entry)}>Delete</button>

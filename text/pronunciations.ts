@@ -1,6 +1,7 @@
 /**
- * Pronunciations for custom words: the model's own dictionary (CMUdict format, `word phone…`, alternates as
- * `word(2)`), and a letter-to-sound step for words it lacks.
+ * Pronunciations of English words in ARPAbet phones: a model's own dictionary (CMUdict format, `word phone…`,
+ * alternates as `word(2)`), and a letter-to-sound step for words it lacks. Engines that take custom words
+ * spell them with it (through the SDK), and learning tells a mishearing from a rewrite with it.
  *
  * Letter to sound is espeak-ng (Debian package `espeak-ng`): a maintained rule-based synthesizer whose
  * English rules cover any spelling, run here as `espeak-ng -q --ipa -v en-us` with one word per line. Its IPA
