@@ -79,12 +79,8 @@ export async function discoverPlugins(options: {
       kind: null,
     })),
   ]
-  // Imported side by side (their files are read while others compile); a failure is reported in list order.
-  const imports = await Promise.allSettled(modules.map((module) => importPlugin(module.source)))
-  for (const [i, module] of modules.entries()) {
-    const imported = imports[i]!
-    if (imported.status === 'rejected') throw imported.reason
-    const exported = imported.value
+  for (const module of modules) {
+    const exported = await importPlugin(module.source)
     const definitions = collectDefinitions(exported, module.source)
     for (const definition of definitions) {
       const kind = (definition.kind as string | undefined) ?? module.kind
