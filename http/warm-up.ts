@@ -63,7 +63,7 @@ export class WarmUp {
       if (!this.#stopped) void this.start(log)
     }
     const onRequest = (_request: unknown, response: NodeJS.EventEmitter) => response.once('finish', begin)
-    const timer = setTimeout(begin, WARM_UP_DELAY_MS)
+    const timer = setTimeout(begin, WARM_UP_DELAY_MS).unref()
     server.on('request', onRequest)
     this.#cancelStart = begin
   }
