@@ -1,5 +1,5 @@
 /** Audio decoding for the app: the decoder service (WAV in process, other formats through ffmpeg). */
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import type { Feature } from '../kernel/container.ts'
 import { AudioService } from './service.ts'
 

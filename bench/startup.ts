@@ -2,10 +2,16 @@
  * Section `startup`: how fast the installed package starts (lib/packed.ts), against `node -e 0` in the same
  * run. Measured: `dictum --version`, and the time from spawning
  * `dictum serve` until it answers `GET /v1/health`. Rounds alternate the commands.
+ *
+ * Then what the first request of each route whose modules load after listening (http/warm-up.ts) pays,
+ * each such request twice, the first against the second (target: the first at most ~50 ms slower): right
+ * after the health answer (the warm-up has just started: the worst case) in half the serve rounds, and 1 s
+ * after it (a person opening the page, a client connecting) in the others.
  */
 import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
 import path from 'node:path'
+import WebSocket from 'ws'
 import { freePort } from '../test/helpers/serve.ts'
 import { median, round } from './lib/load.ts'
 import { packedDictum } from './lib/packed.ts'
@@ -19,18 +25,27 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
     const node: number[] = []
     const version: number[] = []
     const serve: number[] = []
+    const firsts: Record<string, { first: number[]; again: number[] }> = {}
     for (let i = 0; i < ROUNDS; i++) {
       node.push(await timed(process.execPath, ['-e', '0']))
       version.push(await timed(process.execPath, [bin, '--version']))
-      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`)))
+      const pauseMs = i % 4 === 2 ? 1000 : 0
+      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`), firsts, pauseMs))
     }
     const nodeMs = median(node)
+    const firstRequests = Object.fromEntries(
+      Object.entries(firsts).map(([name, { first, again }]) => [
+        `first ${name} ms, median (then again)`,
+        `${round(median(first), 1)} (${round(median(again), 1)})`,
+      ]),
+    )
     return {
       'node -e 0 ms, median': round(nodeMs, 1),
       'dictum --version ms, median': round(median(version), 1),
       'dictum --version / node -e 0 (target <= 2.5)': round(median(version) / nodeMs, 2),
       'dictum serve until /v1/health answers ms, median': round(median(serve), 0),
       'dictum serve ready / node -e 0 (target <= 3)': round(median(serve) / nodeMs, 1),
+      ...firstRequests,
       'load average': round(loadavg()[0]!, 1),
       rounds: ROUNDS,
     }
@@ -53,8 +68,16 @@ function timed(command: string, args: string[]): Promise<number> {
   })
 }
 
-/** Milliseconds from spawning `dictum serve` until /v1/health answers 200; the server is then stopped. */
-async function untilHealthy(bin: string, dataDir: string): Promise<number> {
+/**
+ * Milliseconds from spawning `dictum serve` until /v1/health answers 200; then the first requests of the
+ * routes loaded after listening are timed into `firsts`, and the server is stopped.
+ */
+async function untilHealthy(
+  bin: string,
+  dataDir: string,
+  firsts: Record<string, { first: number[]; again: number[] }>,
+  pauseMs: number,
+): Promise<number> {
   const port = await freePort()
   const started = performance.now()
   const child = spawn(process.execPath, [bin, 'serve', '--port', String(port), '--data-dir', dataDir], {
@@ -69,11 +92,60 @@ async function untilHealthy(bin: string, dataDir: string): Promise<number> {
         (r) => r.ok,
         () => false,
       )
-      if (ok) return performance.now() - started
+      if (ok) {
+        const healthy = performance.now() - started
+        await new Promise((resolve) => setTimeout(resolve, pauseMs))
+        await timeFirstRequests(port, firsts, pauseMs === 0 ? 'right after' : `${pauseMs / 1000} s after`)
+        return healthy
+      }
       if (performance.now() - started > 60_000) throw new Error('dictum serve did not answer within 60 s')
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
   } finally {
     child.kill('SIGTERM')
   }
+}
+
+/** The routes whose modules load after listening: each request made twice. */
+async function timeFirstRequests(
+  port: number,
+  firsts: Record<string, { first: number[]; again: number[] }>,
+  when: string,
+): Promise<void> {
+  const base = `http://127.0.0.1:${port}`
+  const requests: Record<string, () => Promise<unknown>> = {
+    'GET /v1/openapi.json': () => fetchOk(`${base}/v1/openapi.json`),
+    'GET /v1/docs/ (Swagger UI)': () => fetchOk(`${base}/v1/docs/`),
+    'GET / (web app)': () => fetchOk(`${base}/`),
+    'WebSocket /v1/realtime opened': () =>
+      openSocket(`ws://127.0.0.1:${port}/v1/realtime?intent=transcription`),
+  }
+  for (const [name, request] of Object.entries(requests)) {
+    const key = `${name}, ${when} the health answer,`
+    firsts[key] ??= { first: [], again: [] }
+    const times = firsts[key]
+    for (const into of [times.first, times.again]) {
+      const started = performance.now()
+      await request()
+      into.push(performance.now() - started)
+    }
+  }
+}
+
+async function fetchOk(url: string): Promise<void> {
+  const response = await fetch(url)
+  await response.arrayBuffer()
+  if (!response.ok) throw new Error(`${url}: ${response.status}`)
+}
+
+/** Resolves once the session is created (its first event), then closes the socket. */
+function openSocket(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url)
+    socket.once('message', () => {
+      socket.close()
+      resolve()
+    })
+    socket.once('error', reject)
+  })
 }

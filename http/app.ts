@@ -5,7 +5,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { TObject } from '@sinclair/typebox'
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -35,6 +35,7 @@ import { lazySchemaCompilers } from './lazy-schema-compilers.ts'
 import { applyRequestTimeout, TIMEOUT_CHECK_INTERVAL_MS } from './request-timeout.ts'
 import { RoutesTable } from './routes-table.ts'
 import { UploadSlots } from './upload-slots.ts'
+import { WarmUp } from './warm-up.ts'
 
 declare module '../kernel/container.ts' {
   interface Cradle {
@@ -48,6 +49,8 @@ declare module 'fastify' {
     /** The app's services (its Awilix container's cradle). */
     dictum: Cradle
     container: DictumContainer
+    /** What features load after the API listens, so that their first request does not (http/warm-up.ts). */
+    warmUp: WarmUp
   }
 }
 
@@ -118,6 +121,7 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
   })
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })
+  app.decorate('warmUp', new WarmUp())
   app.addHook('onClose', async () => closeContainer(container, options.features))
   applyRequestTimeout(app.server, config.api)
   container.cradle.configStore.onChange((next) => applyRequestTimeout(app.server, next.api))

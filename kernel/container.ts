@@ -3,6 +3,9 @@
  * process never share anything. The kernel registers its own services here; features add theirs
  * (`Feature`, below) and declare them on `Cradle`. `closeContainer` releases resources in reverse order of
  * dependency.
+ *
+ * Awilix is imported as `awilix/browser` everywhere: its build without `loadModules` (dictum registers every
+ * service by name), whose fast-glob would otherwise load with every start (biome.json refuses the plain import).
  */
 import path from 'node:path'
 import type { TObject } from '@sinclair/typebox'
@@ -14,7 +17,7 @@ import {
   createContainer,
   InjectionMode,
   type Resolver,
-} from 'awilix'
+} from 'awilix/browser'
 import type { FastifyPluginAsync } from 'fastify'
 import type { DictumConfig } from '../config/schema.ts'
 import { errors } from '../errors/catalogue.ts'

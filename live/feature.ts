@@ -1,6 +1,6 @@
 /** Live dictation (issue 13): the `live` service the realtime WebSocket, Wyoming, SSE and the CLI use. */
 
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import type { Feature } from '../kernel/container.ts'
 import { liveErrors } from './errors.ts'
 import { LiveSessions } from './service.ts'

@@ -1,5 +1,5 @@
 /** The model catalog and the installed models of the app's data dir: pulls, checks, removal. */
-import { asFunction } from 'awilix'
+import { asFunction } from 'awilix/browser'
 import type { Feature } from '../kernel/container.ts'
 import type { PluginLogger } from '../kernel/contracts/engine.ts'
 import type { DiscoveryResult } from '../kernel/discovery.ts'

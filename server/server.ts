@@ -68,6 +68,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     throw err
   }
   announceWebApp(app, listener)
+  // What only some routes need is loaded now, in the background (http/warm-up.ts).
+  app.warmUp.startAfterFirstAnswer(app.server, app.log)
   // Leftovers of pulls interrupted by a crash (staging folders, old partial downloads), once listening: the
   // first requests need not wait for it, and a pull started meanwhile is never touched (pullingHere).
   const cleanup = app.dictum.models
@@ -89,7 +91,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     closing ??= (async () => {
       watcher.close()
       await reloading.catch(() => {})
-      await cleanup
+      await Promise.all([cleanup, app.warmUp.stop()])
       // The Wyoming connections get the same grace as the HTTP requests, before the live sessions close.
       // Model pulls (minutes long) end at once, so each client gets their last event before its connection goes.
       await Promise.all([

@@ -1,5 +1,5 @@
 /** Voice activity detection for the app: long audio cut at pauses, silence skipped (Silero VAD). */
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import type { Feature } from '../kernel/container.ts'
 import { VadService } from './service.ts'
 

@@ -4,7 +4,7 @@
  * `storeError`.
  */
 import { Type } from '@sinclair/typebox'
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import { DictationService } from '../../dictation/service.ts'
 import { errors } from '../../errors/catalogue.ts'
 import { HistoryEntrySchema } from '../../history/schemas.ts'

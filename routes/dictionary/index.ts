@@ -5,7 +5,7 @@
  */
 
 import { type TSchema, Type } from '@sinclair/typebox'
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import { dictionaryErrors } from '../../dictionary/errors.ts'
 import { dictionaryMigrations } from '../../dictionary/migrations.ts'
 import { CustomWordListSchema, EntryParamsSchema, ReplacementListSchema } from '../../dictionary/schemas.ts'

@@ -5,7 +5,7 @@
 
 import { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
-import { asClass, asFunction } from 'awilix'
+import { asClass, asFunction } from 'awilix/browser'
 import { RECORDING_FORMAT } from '../../audio/recording-encoder.ts'
 import { historyErrors } from '../../history/errors.ts'
 import { EXPORT_FORMATS, EXPORT_WRITERS, type ExportFormat } from '../../history/export.ts'

@@ -1,6 +1,6 @@
 /** Transcription jobs: the queue backend (`jobs.backend`), the executor, the jobs table and the /v1/jobs routes. */
 
-import { asClass, asFunction } from 'awilix'
+import { asClass, asFunction } from 'awilix/browser'
 import { createJobBackend } from '../../jobs/backend.ts'
 import { jobsErrors } from '../../jobs/errors.ts'
 import { TranscriptionExecutor } from '../../jobs/executor.ts'

@@ -2,7 +2,7 @@
  * Learning from corrections (extensions): POST /v1/history/{id}/correction, and the suggestions it makes
  * under /v1/dictionary/suggestions (list, replay, accept, dismiss). HTTP only: learning/ does the work.
  */
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import { HistoryIdParamsSchema } from '../../history/schemas.ts'
 import { clientGoneSignal } from '../../http/client-signal.ts'
 import { jsonBody } from '../../http/route-doc.ts'

@@ -7,105 +7,44 @@
  * Each route documents itself (`config.doc`, http/route-doc.ts): its summary, the error statuses it answers,
  * and the request body of a route that parses its body itself (Fastify validates no `body` schema there).
  * The document merges them into each operation when it is generated (never into validation), with the
- * error bodies below.
+ * error bodies (routes/openapi/docs-app.ts).
+ *
+ * The two libraries are the heaviest part of the API's modules and no request but these needs them: here the
+ * routes are only recorded, and the docs app that makes the document and serves Swagger UI is built after the
+ * API listens (http/warm-up.ts), or by the first of these requests if it comes sooner.
  */
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { errors } from '../../errors/catalogue.ts'
+import { loadOnce } from '../../http/warm-up.ts'
 import type { Feature } from '../../kernel/container.ts'
-import { readVersion } from '../../lib/version.ts'
 
-/** dictum's error body: `error` and a stable `code`, sometimes more (e.g. `fix`). */
-const ErrorBody = Type.Object(
-  {
-    error: Type.String({ description: 'What went wrong, in a sentence.' }),
-    code: Type.String({ description: 'Stable error code (errors/catalogue.ts catalogue).' }),
-    fix: Type.Optional(Type.String({ description: 'What to do about it, when known.' })),
-  },
-  { additionalProperties: true },
-)
+/** Where Swagger UI is. */
+const DOCS_PREFIX = '/v1/docs'
 
-/** OpenAI's error body, used by the OpenAI-compatible routes. */
-const OpenAiErrorBody = Type.Object({
-  error: Type.Object(
-    {
-      message: Type.String(),
-      type: Type.String(),
-      param: Type.Union([Type.String(), Type.Null()]),
-      code: Type.Union([Type.String(), Type.Null()]),
-    },
-    { additionalProperties: true },
-  ),
-})
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad request: the body, a field or a limit (the message says which).',
-  401: 'Unauthorized: `api.token` is set and the bearer token is missing or wrong.',
-  403: 'Forbidden: the Host header is not a loopback name, or the Origin is not allowed.',
-  404: 'Not found.',
-  409: 'Conflict: the config file has errors (or is not JSON); fix it first.',
-  413: 'Request too large (decided from Content-Length before reading, or while reading).',
-  415: 'Unsupported content type.',
-  500: 'The speech engine crashed or failed, or an internal error.',
-  502: 'A remote server dictum called failed (a model download: its server, or a checksum that does not match).',
-  503: 'Unavailable: the selected engine or model is not installed (with `fix`), ffmpeg missing, busy.',
-  504: 'The speech engine timed out.',
-}
+/** Response headers of the docs app that its answer through the API app sets again itself. */
+const HOP_HEADERS = new Set(['content-length', 'connection', 'keep-alive', 'transfer-encoding', 'date'])
 
 export const openapi = fp(
   async (app) => {
-    await app.register(swagger, {
-      openapi: {
-        openapi: '3.1.0',
-        info: {
-          title: 'dictum local API',
-          version: readVersion(),
-          description:
-            'Local dictation service. Unknown paths answer 404 `Route not found.`; a known path with another method 405 `Method not allowed.` with an `Allow` header. See docs/api.md.',
-          license: { name: 'MIT', identifier: 'MIT' },
-        },
-        servers: [{ url: 'http://127.0.0.1:47733' }],
-        components: {
-          securitySchemes: {
-            bearer: { type: 'http', scheme: 'bearer', description: 'When api.token is set.' },
-          },
-        },
-        security: [{ bearer: [] }],
-      },
-      transform: ({ schema, url, route }) => {
-        const doc = route.config?.doc
-        if (!doc) return { schema, url }
-        const response: Record<string, unknown> = { ...((schema?.response as object) ?? {}) }
-        const ok = (response[200] ?? doc.success) as Record<string, unknown> | undefined
-        if (doc.textResponses && ok) {
-          response[200] = {
-            description: 'The transcript in the requested response_format.',
-            content: {
-              'application/json': { schema: ok },
-              ...Object.fromEntries(doc.textResponses.map((type) => [type, { schema: Type.String() }])),
-            },
-          }
-        }
-        if (doc.content) response[200] = doc.content
-        for (const status of doc.errors) {
-          if (response[status]) continue
-          const body = doc.openAiErrors && status !== 401 && status !== 403 ? OpenAiErrorBody : ErrorBody
-          response[status] = { ...body, description: STATUS_TEXT[status] }
-        }
-        return {
-          schema: {
-            ...schema,
-            summary: doc.summary,
-            ...(doc.body ? { body: doc.body } : {}),
-            ...(doc.public ? { security: [] } : {}),
-            response,
-          },
-          url,
-        }
-      },
+    const routes: RouteOptions[] = []
+    app.addHook('onRoute', (route) => {
+      // Swagger UI's paths are the docs app's own routes, answered through the two below.
+      if (route.url !== DOCS_PREFIX && !route.url.startsWith(`${DOCS_PREFIX}/`)) routes.push(route)
     })
-    await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true })
+    let built: FastifyInstance | null = null
+    const docs = loadOnce(async () => {
+      const { buildDocsApp } = await import('./docs-app.ts')
+      built = await buildDocsApp(routes, DOCS_PREFIX)
+      return built
+    })
+    const document = loadOnce(async () => JSON.stringify((await docs()).swagger()))
+    app.warmUp.add('the OpenAPI document and Swagger UI', document)
+    app.addHook('onClose', async () => {
+      await built?.close()
+    })
+
     app.get(
       '/v1/openapi.json',
       {
@@ -114,9 +53,25 @@ export const openapi = fp(
         },
         config: { doc: { summary: 'This OpenAPI document.', errors: [401, 403] } },
       },
-      async (_request, reply) =>
-        reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+      async (_request, reply) => reply.type('application/json; charset=utf-8').send(await document()),
     )
+
+    // Swagger UI's page and files, answered by the docs app.
+    const swaggerUi = async (request: FastifyRequest, reply: FastifyReply) => {
+      const answer = await (await docs()).inject({
+        method: 'GET',
+        url: request.url,
+        headers: request.headers,
+      })
+      if (answer.statusCode === 404) throw errors.ROUTE_NOT_FOUND()
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !HOP_HEADERS.has(name)) reply.header(name, value)
+      }
+      return reply.code(answer.statusCode).send(answer.rawPayload)
+    }
+    const hidden = { schema: { hide: true } }
+    app.get(DOCS_PREFIX, hidden, swaggerUi)
+    app.get(`${DOCS_PREFIX}/*`, hidden, swaggerUi)
   },
   { name: 'dictum-openapi' },
 )

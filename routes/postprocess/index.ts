@@ -1,7 +1,7 @@
 /** POST /v1/postprocess (spec 4.7): JSON `{ text }` or a text/plain body -> `{ text, provider, model }`. */
 
 import { Type } from '@sinclair/typebox'
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import { clientGoneSignal } from '../../http/client-signal.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
 import type { Feature } from '../../kernel/container.ts'

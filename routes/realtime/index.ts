@@ -8,11 +8,10 @@
  * upgrade with 503 when that is known then, else (a race with another session) by close code 1013.
  */
 
-import websocket from '@fastify/websocket'
-import type { WebSocket } from 'ws'
 import { errorBody, errors } from '../../errors/catalogue.ts'
 import { onDraining } from '../../http/draining.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
+import { websocketUpgrades } from '../../http/websocket.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { liveErrors } from '../../live/errors.ts'
 import { chooseModel } from '../../models/model-choice.ts'
@@ -42,17 +41,18 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
   /** Frames ws refused since start (each closed its connection). */
   let refusedFrames = 0
 
-  await app.register(websocket, {
+  const upgrades = websocketUpgrades(app, {
     options: {
-      maxPayload: configStore.current.realtime.maxFrameBytes,
       // Only `realtime` is ever chosen; ws would otherwise answer the first protocol offered, which may be
       // the token. A client that offers subprotocols but not `realtime` gets none, and its handshake fails.
       handleProtocols: (offered) => (offered.has(REALTIME_SUBPROTOCOL) ? REALTIME_SUBPROTOCOL : false),
     },
+    // An edit of realtime.maxFrameBytes applies to the next session.
+    maxPayload: () => configStore.current.realtime.maxFrameBytes,
     // A frame ws refuses (bad UTF-8, a reserved opcode, over maxPayload…) ends its connection (ws closes it
     // with 1002/1007/1009): logged at debug with a count, never at error with a stack (one line per frame
-    // was a log flood; @fastify/websocket's default handler logs them at error).
-    errorHandler: (error, socket, request) => {
+    // was a log flood).
+    onError: (error, socket, request) => {
       refusedFrames++
       request.log.debug(
         { error: error.message, code: (error as { code?: string }).code, refusedFrames },
@@ -60,28 +60,19 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       )
       socket.terminate()
     },
-    // Shutdown: every session is told before the sockets go.
-    preClose(done) {
-      for (const connection of connections) connection.shutdown()
-      done()
-    },
+  })
+  // Shutdown: every session is told before the sockets go.
+  app.addHook('preClose', async () => {
+    for (const connection of connections) connection.shutdown()
   })
   // The listener stops accepting (shutdown, or it moves): sessions end now, not at their idle timeout.
   onDraining(app.server, () => {
     for (const connection of connections) connection.shutdown()
   })
-  // ws reads maxPayload at each upgrade: an edit of realtime.maxFrameBytes applies to the next session.
-  configStore.onChange((next) => {
-    app.websocketServer.options.maxPayload = next.realtime.maxFrameBytes
-  })
 
-  // A refused upgrade (guard, limit, bad query) is answered over the raw socket, which no HTTP keep-alive
-  // handling closes afterwards (@fastify/websocket's own hook misses requests an earlier onRequest hook
-  // refused): end it once answered. Upgrades to other paths are answered by their routes; a socket that is
-  // not upgraded within api.requestTimeoutMs is destroyed (ws clears the timeout when it upgrades).
-  app.addHook('onResponse', async (request) => {
-    if (isUpgrade(request.headers)) request.raw.socket.end()
-  })
+  // A refused upgrade (guard, limit, bad query) gets its HTTP answer, then its socket is ended
+  // (http/websocket.ts). Upgrades to other paths are answered by their routes; a socket that is not
+  // upgraded within api.requestTimeoutMs is destroyed (ws clears the timeout when it upgrades).
   app.server.on('upgrade', (_request, socket: import('node:net').Socket) => {
     socket.setTimeout(configStore.current.api.requestTimeoutMs, () => socket.destroy())
   })
@@ -101,42 +92,42 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
         throw liveErrors.TOO_MANY_SESSIONS(`${maxSessions} are open (realtime.maxSessions). Retry later.`)
       }
     },
-    // A plain GET, without the WebSocket upgrade.
-    handler: async (_request, reply) =>
-      reply
-        .code(426)
-        .header('Upgrade', 'websocket')
-        .send(
-          errorBody(errors.INVALID_REQUEST('/v1/realtime is a WebSocket: open it with an Upgrade request.')),
-        ),
-    wsHandler: (socket: WebSocket, request) => {
-      const beta = /realtime=v1/.test(String(request.headers['openai-beta'] ?? ''))
-      const connection = new RealtimeConnection(
-        socket,
-        {
-          live,
-          chooseModel: mapModel,
-          selectedEngine: () => configStore.current.speech.engine,
-          limits: () => configStore.current.realtime,
-          enginesWithLogprobs: async () => enginesWithLogprobs(await engines.list()),
-          log: request.log,
-        },
-        {
-          shape: beta ? 'beta' : 'ga',
-          model: request.query.model,
-          appName: request.query.app || 'realtime',
-          dictation: request.query.dictation === 'true',
-        },
-      )
-      connections.add(connection)
-      socket.on('close', () => connections.delete(connection))
-    },
+    handler: upgrades(
+      // A plain GET, without the WebSocket upgrade.
+      async (_request, reply) =>
+        reply
+          .code(426)
+          .header('Upgrade', 'websocket')
+          .send(
+            errorBody(
+              errors.INVALID_REQUEST('/v1/realtime is a WebSocket: open it with an Upgrade request.'),
+            ),
+          ),
+      (socket, request) => {
+        const beta = /realtime=v1/.test(String(request.headers['openai-beta'] ?? ''))
+        const connection = new RealtimeConnection(
+          socket,
+          {
+            live,
+            chooseModel: mapModel,
+            selectedEngine: () => configStore.current.speech.engine,
+            limits: () => configStore.current.realtime,
+            enginesWithLogprobs: async () => enginesWithLogprobs(await engines.list()),
+            log: request.log,
+          },
+          {
+            shape: beta ? 'beta' : 'ga',
+            model: request.query.model,
+            appName: request.query.app || 'realtime',
+            dictation: request.query.dictation === 'true',
+          },
+        )
+        connections.add(connection)
+        socket.on('close', () => connections.delete(connection))
+      },
+    ),
   })
 })
-
-function isUpgrade(headers: Record<string, unknown>): boolean {
-  return String(headers.upgrade ?? '').toLowerCase() === 'websocket'
-}
 
 /** A string query value, each at most once. */
 function queryProblem(query: RealtimeQuery): string | null {

@@ -1,6 +1,6 @@
 /** GET and PATCH /v1/settings (extension): the engine, the AI provider, history on or off. */
 
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import { jsonBody } from '../../http/route-doc.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
 import type { Feature } from '../../kernel/container.ts'

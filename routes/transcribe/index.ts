@@ -1,6 +1,6 @@
 /** POST /v1/transcribe (spec 4.5): any of the three input modes -> transcription result. */
 
-import { asClass } from 'awilix'
+import { asClass } from 'awilix/browser'
 import { errors } from '../../errors/catalogue.ts'
 import { audioFromRequest, stringFields } from '../../http/audio-request.ts'
 import { clientGoneSignal } from '../../http/client-signal.ts'

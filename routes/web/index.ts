@@ -53,12 +53,15 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheC
 
 export const webRoutes = routePlugin('web', async (app) => {
   const { configStore } = app.dictum
-  // Read at the first request, not at boot: most apps (tests, the CLI) never serve the page.
+  // Read at the first request or after listening (http/warm-up.ts), not at boot: most apps (tests, the
+  // CLI) never serve the page.
   let assets: WebAssets | undefined
   const loaded = (): WebAssets => {
     assets ??= loadWebAssets()
     return assets
   }
+  // `dictum serve` reads them once it listens, so that the page's first request does not.
+  app.warmUp.add('the web app files', async () => loaded())
   const options = { schema: { hide: true }, config: { tokenFree: true } }
 
   app.get('/', options, async (request, reply) => {

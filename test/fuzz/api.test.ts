@@ -14,7 +14,7 @@
 import http from 'node:http'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { asFunction } from 'awilix'
+import { asFunction } from 'awilix/browser'
 import t from 'tap'
 import { isErrorCode } from '../../errors/catalogue.ts'
 import { modelCatalog } from '../../models/catalog.ts'

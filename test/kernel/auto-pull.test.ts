@@ -1,6 +1,6 @@
 /** config `models.autoPull`: the selected engine's catalog model is downloaded on first use. */
 import path from 'node:path'
-import { asValue } from 'awilix'
+import { asValue } from 'awilix/browser'
 import t, { type Test } from 'tap'
 import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'

@@ -4,7 +4,7 @@
  * the number and why, and the runner gets that number of slots.
  */
 import path from 'node:path'
-import { asValue } from 'awilix'
+import { asValue } from 'awilix/browser'
 import t, { type Test } from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import { MEMORY_RESERVE_MB } from '../../kernel/concurrency.ts'

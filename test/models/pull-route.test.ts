@@ -5,7 +5,7 @@
  * a second pull joins the first (one download); an unknown model is a 404 before any event.
  */
 import path from 'node:path'
-import { asValue } from 'awilix'
+import { asValue } from 'awilix/browser'
 import t, { type Test } from 'tap'
 import type { CatalogEntry } from '../../kernel/contracts/catalog.ts'
 import { ModelManager } from '../../models/manager.ts'

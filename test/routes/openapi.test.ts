@@ -156,3 +156,36 @@ t.test('Swagger UI at /v1/docs, and the token guards the document', async (t) =>
   })
   t.equal(foreign.status, 403, 'and the Host guard')
 })
+
+t.test("Swagger UI's files, its redirects and unknown paths, as the first requests of an app", async (t) => {
+  // The document and Swagger UI come from an app built at the first request that needs them (or after
+  // listening): each request here may be the one that builds it.
+  const app = await build(t)
+  const [css, page] = await Promise.all([
+    app.inject({ method: 'GET', url: '/v1/docs/static/swagger-ui.css' }),
+    app.inject({ method: 'GET', url: '/v1/docs' }),
+  ])
+  t.equal(css.statusCode, 200)
+  t.match(css.headers['content-type'], /text\/css/)
+  t.ok(css.rawPayload.length > 10_000, 'the whole stylesheet')
+  t.equal(page.statusCode, 200)
+  t.match(page.body, /swagger-ui/)
+  t.match(page.headers['content-security-policy'], /script-src/, "Swagger UI's own policy")
+  const again = await app.inject({
+    method: 'GET',
+    url: '/v1/docs/static/swagger-ui.css',
+    headers: { 'if-none-match': String(css.headers.etag) },
+  })
+  t.equal(again.statusCode, 304, 'revalidated by its ETag')
+  const index = await app.inject({ method: 'GET', url: '/v1/docs/static/index.html' })
+  t.equal(index.statusCode, 302)
+  t.equal(index.headers.location, '/v1/docs/')
+  const missing = await injectJson(app, 'GET', '/v1/docs/static/no-such-file.js')
+  t.equal(missing.status, 404)
+  t.same(missing.body, { error: 'Route not found.', code: 'ROUTE_NOT_FOUND' })
+  const post = await app.inject({ method: 'POST', url: '/v1/docs' })
+  t.equal(post.statusCode, 405)
+  t.equal(post.headers.allow, 'GET')
+  const json = await injectJson(app, 'GET', '/v1/docs/json')
+  t.same(json.body, (await injectJson(app, 'GET', '/v1/openapi.json')).body, 'the same document')
+})

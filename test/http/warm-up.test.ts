@@ -1,0 +1,84 @@
+/**
+ * What `dictum serve` loads after it listens (http/warm-up.ts): the tasks run once, in order, in the
+ * background; a failing task is logged and the next ones still run; a stopped warm-up starts no more tasks.
+ * And the server starts it after its first answer: the OpenAPI document, the WebSocket server and the web
+ * app's files are then ready before any request asks for them.
+ */
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { WarmUp } from '../../http/warm-up.ts'
+import { startServer } from '../../server/server.ts'
+import { FIXTURE_ENGINE, FIXTURE_PROVIDER, tempDir } from '../helpers/build.ts'
+import { rawRequest } from '../helpers/http.ts'
+import { logCapture, waitFor } from '../helpers/log-capture.ts'
+
+t.test('tasks run once each, in order; a failure is logged and the rest still run', async (t) => {
+  const { logger, lines } = logCapture()
+  const warmUp = new WarmUp()
+  const ran: string[] = []
+  warmUp.add('first', async () => ran.push('first'))
+  warmUp.add('broken', async () => {
+    throw new Error('no such module')
+  })
+  warmUp.add('third', async () => ran.push('third'))
+  t.same(ran, [], 'nothing runs before start')
+  await Promise.all([warmUp.start(logger), warmUp.start(logger)])
+  t.same(ran, ['first', 'third'], 'each task once, in order')
+  t.same(warmUp.finished, ['first', 'third'])
+  t.ok(
+    lines.some((l) => l.task === 'broken' && l.error === 'no such module' && l.level === 40),
+    'the failure is logged with the task',
+  )
+})
+
+t.test('stop: the task in progress ends, no further task starts', async (t) => {
+  const { logger } = logCapture()
+  const warmUp = new WarmUp()
+  const ran: string[] = []
+  let started: () => void = () => {}
+  const slowStarted = new Promise<void>((resolve) => (started = resolve))
+  let release: () => void = () => {}
+  warmUp.add('slow', async () => {
+    started()
+    await new Promise<void>((resolve) => (release = resolve))
+    ran.push('slow')
+  })
+  warmUp.add('after', async () => ran.push('after'))
+  const running = warmUp.start(logger)
+  await slowStarted
+  const stopped = warmUp.stop()
+  release()
+  await Promise.all([running, stopped])
+  t.same(ran, ['slow'], 'the task in progress ended; the next one never started')
+})
+
+t.test('dictum serve warms up once listening', async (t) => {
+  const dir = tempDir(t)
+  const file = path.join(dir, 'config.json')
+  writeFileSync(
+    file,
+    JSON.stringify({
+      api: { port: 0 },
+      dataDir: path.join(dir, 'data'),
+      plugins: [FIXTURE_ENGINE, FIXTURE_PROVIDER],
+      speech: { engine: 'fixture-echo' },
+    }),
+  )
+  const server = await startServer({
+    flags: { config: file },
+    env: {},
+    logger: logCapture().logger,
+    watch: false,
+  })
+  t.teardown(() => server.close())
+  const port = server.listener.address!.port
+  t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200)
+  const all = ['the OpenAPI document and Swagger UI', 'the WebSocket server', 'the web app files']
+  // Started by the server after its first answer, without any request for these routes.
+  await waitFor(() => server.app.warmUp.finished.length === all.length, 'the warm-up')
+  t.same([...server.app.warmUp.finished].sort(), all, 'every warm-up task ran once')
+  const doc = await rawRequest({ port, path: '/v1/openapi.json' })
+  t.equal(doc.status, 200)
+  t.equal(doc.json.openapi, '3.1.0')
+})
