@@ -116,7 +116,8 @@ t.test('srt subtitles of a long recording: several cues whose times increase', {
   const clips = await Promise.all(names.map((name) => readClip(path.join(audioFixturesDir, name))))
   const long = path.join(tempDir(t), 'long.wav')
   writeFileSync(long, clipsWithPauses(clips, 1.2))
-  const seconds = (clips.reduce((sum, clip) => sum + clip.length, 0) + (names.length + 1) * 1.2 * 16000) / 16000
+  const seconds =
+    (clips.reduce((sum, clip) => sum + clip.length, 0) + (names.length + 1) * 1.2 * 16000) / 16000
   const srt = String(
     await client().audio.transcriptions.create({
       file: createReadStream(long),
