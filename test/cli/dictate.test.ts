@@ -27,7 +27,7 @@ t.test('pocketsphinx: stops at the pause, prints the text, stores the entry; his
   ])
   t.equal(result.code, 0, result.stderr)
   const entry = JSON.parse(result.stdout)
-  t.match(entry.finalText, /country/, 'the words before the pause')
+  t.match(entry.finalText, /belly/, 'the words before the pause')
   t.notMatch(entry.finalText, /forward|meters/, 'nothing after the pause')
   t.equal(entry.appName, 'Editor')
   t.equal(entry.windowTitle, 'notes.txt')

@@ -1,4 +1,8 @@
-/** A speaker who pauses: jfk.wav, 3 s of silence, goforward.wav, written as one WAV file. */
+/**
+ * A speaker who pauses: a first clip (librispeech-1089-134686-0001.wav, 3.3 s, "... his belly counselled
+ * him", unless another is named), 3 s of silence, goforward.wav, written as one WAV file (9.1 s: pocketsphinx
+ * decodes what it is given, so short).
+ */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { AudioDecoder } from '../../audio/index.ts'
@@ -10,10 +14,11 @@ export const GAP_SECONDS = 3
 
 export async function pausedClip(
   dir: string,
+  firstClip = 'librispeech-1089-134686-0001.wav',
 ): Promise<{ file: string; firstSamples: number; totalSamples: number }> {
   const decoder = new AudioDecoder({ maxSeconds: 60 })
   try {
-    const first = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'jfk.wav') })
+    const first = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, firstClip) })
     const second = await decoder.decode({ kind: 'file', path: path.join(audioFixturesDir, 'goforward.wav') })
     const all = new Float32Array(first.length + GAP_SECONDS * RATE + second.length)
     all.set(first, 0)

@@ -9,6 +9,7 @@ import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
 import { type BuildOptions, buildApp, type DictumApp } from '../../server/app.ts'
 import { ConfigSchema } from '../../server/config-schema.ts'
+import { listen } from './http.ts'
 
 /**
  * The built-in engines run in the test process unless a test asks for isolation (`runnerFactory`): the
@@ -63,6 +64,23 @@ export async function build(
   t.teardown(() => app.close())
   await app.ready()
   return app
+}
+
+/**
+ * One app for a whole test file, listening on a loopback port, built on first use and closed when the
+ * file's root test ends: for subtests that do not interfere (each opens its own sessions and sends its own
+ * requests), so that a model loads once per file instead of once per subtest. `root` is the file's `t`.
+ */
+export function sharedApp(
+  root: Test,
+  overrides: ConfigOverrides = {},
+  options: BuildOptions = {},
+): () => Promise<{ app: DictumApp; port: number }> {
+  let shared: Promise<{ app: DictumApp; port: number }> | undefined
+  return () => {
+    shared ??= build(root, overrides, options).then(async (app) => ({ app, port: await listen(root, app) }))
+    return shared
+  }
 }
 
 /** Injects a request (JSON when a payload is given) and returns status, headers and the parsed body. */

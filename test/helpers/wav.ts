@@ -177,3 +177,20 @@ export function sameSamples(a: Float32Array, b: Float32Array): boolean {
     Buffer.from(b.buffer, b.byteOffset, b.byteLength),
   )
 }
+
+/**
+ * Speech with pauses, as long as a test needs and no longer: these clips' samples (16 kHz mono) as one 16-bit
+ * WAV, with `pauseSeconds` of silence before, between and after them. A recognizer's cost grows with the
+ * audio, so tests about segments and cues use a few short clips instead of a minute-long recording.
+ */
+export function clipsWithPauses(clips: Float32Array[], pauseSeconds: number, sampleRate = 16000): Buffer {
+  const pause = new Float32Array(Math.round(pauseSeconds * sampleRate))
+  const parts = [pause, ...clips.flatMap((clip) => [clip, pause])]
+  const joined = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0))
+  let at = 0
+  for (const part of parts) {
+    joined.set(part, at)
+    at += part.length
+  }
+  return encodeWav([joined], { sampleRate, format: 's16' })
+}

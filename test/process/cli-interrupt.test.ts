@@ -10,7 +10,8 @@ t.test(
   'the ffmpeg capture path (a synthetic live device) stops on Ctrl-C and keeps what was said',
   async (t) => {
     const user = setup(t, fixtureConfig())
-    const clip = await pausedClip(user.dir)
+    // jfk.wav first (16.8 s in all): Ctrl-C comes 1.5 s into it, with room to spare on a loaded machine.
+    const clip = await pausedClip(user.dir, 'jfk.wav')
     const result = await user.runProcess(
       ['dictate', '--backend', 'lavfi', '--device', `amovie=${clip.file}`, '--verbose', '--silence', '20'],
       {

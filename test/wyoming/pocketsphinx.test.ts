@@ -19,7 +19,8 @@ t.test('real speech in chunks: the transcript is /v1/transcribe’s text', { ski
   const { server, port } = await serve(t, { plugins: [], speech: { engine: 'pocketsphinx' } })
   const client = await WyomingClient.connect(port)
   t.teardown(() => client.close())
-  for (const clip of ['goforward.wav', 'jfk.wav']) {
+  // two short clips of two speakers (each is decoded twice: through HTTP and through Wyoming)
+  for (const clip of ['goforward.wav', 'librispeech-1089-134686-0001.wav']) {
     const wav = readFileSync(path.join(audioFixturesDir, clip))
     const http = await rawRequest({
       port: server.listener.address!.port,

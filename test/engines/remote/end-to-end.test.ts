@@ -12,7 +12,13 @@ import { referenceClips } from '../pocketsphinx/clips.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
-const CLIPS = ['goforward.wav', 'jfk.wav', 'librivox-austen-0880.wav', 'cards-002.wav']
+// Short clips of four speakers (each is decoded twice: B directly and through A).
+const CLIPS = [
+  'goforward.wav',
+  'librispeech-1089-134686-0001.wav',
+  'librivox-austen-0880.wav',
+  'cards-002.wav',
+]
 
 /** Dictum B: pocketsphinx, listening on `port` (0: any), on a data dir that survives its restarts. */
 async function startB(t: Test, dataDir: string, port = 0) {

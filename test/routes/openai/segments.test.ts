@@ -1,18 +1,23 @@
 /**
  * verbose_json segments follow the pauses (issue: a 60 s clip came back as one 0.03–59.96 s segment):
- * real pocketsphinx on 60 s of speech with pauses, and the segment rule on its own.
+ * real pocketsphinx on speech with pauses (four of the shared clips, 1 s of silence between them: 13 s,
+ * a fifth of the minute-long recording's decoding), and the segment rule on its own.
  */
-import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import type { EngineTranscribeResult } from '../../../kernel/contracts/engine.ts'
 import { segmentsOf } from '../../../transcription/join.ts'
+import { readClip } from '../../engines/pocketsphinx/clips.ts'
 import { build } from '../../helpers/build.ts'
-import { repoRoot } from '../../helpers/wav.ts'
+import { audioFixturesDir, clipsWithPauses } from '../../helpers/wav.ts'
 
-const LONG = readFileSync(path.join(repoRoot, 'test/fixtures/audio/extra/silero-vad-test-en-60s.wav'))
+const CLIPS = ['goforward.wav', 'cards-001.wav', 'librivox-austen-0880.wav', 'cards-003.wav']
+const LONG = clipsWithPauses(
+  await Promise.all(CLIPS.map((name) => readClip(path.join(audioFixturesDir, name)))),
+  1,
+)
 
-t.test('60 s of speech with pauses: several ordered segments that spell the text', async (t) => {
+t.test('speech with pauses: several ordered segments that spell the text', async (t) => {
   const app = await build(t, { speech: { engine: 'pocketsphinx' } })
   const body = new FormData()
   body.append('file', new Blob([LONG], { type: 'audio/wav' }), 'long.wav')

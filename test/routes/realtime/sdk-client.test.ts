@@ -63,11 +63,23 @@ async function tlsProxy(t: Test, port: number, credentials: { key: Buffer; cert:
   return (server.address() as net.AddressInfo).port
 }
 
+/**
+ * dictum with pocketsphinx behind the TLS proxy, one for the file (each subtest opens its own session on
+ * it): one model load and one certificate.
+ */
+let service: Promise<{ port: number; credentials: { key: Buffer; cert: Buffer } }> | undefined
+function tlsService() {
+  service ??= (async () => {
+    const app = await build(t, { speech: { engine: 'pocketsphinx' } })
+    const credentials = selfSignedCert(t)
+    return { port: await tlsProxy(t, await listen(t, app), credentials), credentials }
+  })()
+  return service
+}
+
 /** The SDK's realtime client on a transcription session, every server event kept in order. */
 async function sdkSession(t: Test) {
-  const app = await build(t, { speech: { engine: 'pocketsphinx' } })
-  const credentials = selfSignedCert(t)
-  const port = await tlsProxy(t, await listen(t, app), credentials)
+  const { port, credentials } = await tlsService()
   const openai = new OpenAI({ apiKey: 'sk-unused-by-dictum', baseURL: `https://127.0.0.1:${port}/v1` })
   const rt = new OpenAIRealtimeWS({ intent: 'transcription', options: { ca: credentials.cert } }, openai)
   const events: RealtimeServerEvent[] = []

@@ -10,7 +10,7 @@ import path from 'node:path'
 import type { RealtimeTranscriptionSessionAudioInput } from 'openai/resources/realtime/realtime'
 import t, { type Test } from 'tap'
 import { MAX_KEYWORD_CHARS, MAX_KEYWORDS } from '../../../routes/openai/request-fields.ts'
-import { build } from '../../helpers/build.ts'
+import { build, sharedApp } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
 import { openRealtime, pcmOf, type RealtimeTestClient, type Received, silence } from './realtime-client.ts'
@@ -53,9 +53,14 @@ async function transcribe(client: RealtimeTestClient, pcm: Buffer): Promise<Rece
   return client.waitFor((e) => ends.includes(e.type) && e.item_id === committed.item_id, from)
 }
 
+/**
+ * One pocketsphinx service for the file: each subtest opens sessions of its own on it (a session's fields
+ * are its own; nothing here stores custom words), so the model loads once, not once per subtest.
+ */
+const pocketsphinxService = sharedApp(t, { speech: { engine: 'pocketsphinx' } })
+
 async function pocketsphinxSession(t: Test) {
-  const app = await build(t, { speech: { engine: 'pocketsphinx' } })
-  const port = await listen(t, app)
+  const { app, port } = await pocketsphinxService()
   const client = await openRealtime(t, port)
   await client.next('session.created')
   return { app, port, client }
@@ -283,8 +288,8 @@ t.test('the new model names run the selected engine', { skip }, async (t) => {
 })
 
 t.test('the beta shape takes the same fields', { skip }, async (t) => {
-  const app = await build(t, { speech: { engine: 'pocketsphinx' } })
-  const client = await openRealtime(t, await listen(t, app), { headers: { 'OpenAI-Beta': 'realtime=v1' } })
+  const { port } = await pocketsphinxService()
+  const client = await openRealtime(t, port, { headers: { 'OpenAI-Beta': 'realtime=v1' } })
   await client.next('transcription_session.created')
   // raw JSON: the beta types (6.x and 7.x) leave out turn_detection null and the 7.x transcription fields
   const send = (session: Record<string, unknown>) => {

@@ -9,7 +9,7 @@ import path from 'node:path'
 import t from 'tap'
 import { pcm16Wav } from '../../../audio/wav-encode.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { build } from '../../helpers/build.ts'
+import { build, sharedApp } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
 import { checkDeltas } from '../../helpers/live-deltas.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
@@ -40,6 +40,9 @@ function joinedDeltas(client: RealtimeTestClient, itemId: string): string {
     .join('')
 }
 
+/** One pocketsphinx service (in the test process) for the sessions of the first two subtests. */
+const pocketsphinxService = sharedApp(t, { speech: { engine: 'pocketsphinx' } })
+
 function completedOf(client: RealtimeTestClient, itemId: string): Promise<Received> {
   return client.waitFor(
     (e) =>
@@ -53,8 +56,7 @@ t.test(
   'turn_detection null: the client commits; the text equals the file transcription',
   { skip },
   async (t) => {
-    const app = await build(t, { speech: { engine: 'pocketsphinx' } })
-    const port = await listen(t, app)
+    const { port } = await pocketsphinxService()
     const client = await openRealtime(t, port, { query: '?intent=transcription&app=Notes' })
     await client.next('session.created')
     client.send({
@@ -94,8 +96,7 @@ t.test(
 )
 
 t.test('server_vad: speech events, each item committed at the pause and transcribed', { skip }, async (t) => {
-  const app = await build(t, { speech: { engine: 'pocketsphinx' } })
-  const port = await listen(t, app)
+  const { port } = await pocketsphinxService()
   const client = await openRealtime(t, port, { query: '?model=gpt-realtime' })
   await client.next('session.created')
   // 16 kHz is dictum's extension, outside OpenAI's types: sent as raw JSON.
