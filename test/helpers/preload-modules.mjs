@@ -6,8 +6,8 @@
  * CommonJS files. Loaded here first, they are in the module caches already when dictum's TypeScript imports
  * them: about half a second of CPU less per test process (~190 of them). Only what building the app loads:
  * what dictum loads at first use (Swagger UI, ws, fast-glob) stays out, or test/http/deferred-modules.test.ts
- * would find it loaded. Plain JavaScript, as tsx is not
- * loaded yet; test/helpers/untracked-children.ts keeps it out of the processes the tests start.
+ * would find it loaded. Plain JavaScript, as tsx is not loaded yet; test/helpers/untracked-children.ts
+ * keeps it out of the processes the tests start.
  */
 await import('@sinclair/typebox')
 await import('@sinclair/typebox/value')
