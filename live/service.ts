@@ -64,6 +64,8 @@ export class LiveSessions implements LiveService {
   async #open(options: LiveSessionOptions, listener: LiveEventListener): Promise<LiveSession> {
     const { engines, vad, configStore } = this.#deps
     const engine = await engines.acquire(options.engineId, options.model)
+    // The engine's stream host stays while the session is open, however long its pauses (process-runner.ts).
+    const releaseStreams = engine.runner.holdStreams?.() ?? (() => {})
     try {
       checkLanguage(options.language, engine)
       if (options.languages) languageAmong(options.languages, engine)
@@ -87,12 +89,14 @@ export class LiveSessions implements LiveService {
         onClosed: () => {
           this.#sessions.delete(session)
           this.#count--
+          releaseStreams()
         },
       })
       this.#sessions.add(session)
       if (this.#closed) void session.close({ cancel: true })
       return session
     } catch (error) {
+      releaseStreams()
       engine.release()
       throw error
     }
