@@ -155,6 +155,9 @@ export class ProcessEngineRunner implements EngineRunner {
 
   holdStreams(): () => void {
     this.#streamHolds++
+    // The session's first utterance should not wait for a host to start and load the model: one starts now.
+    if (!this.#closing && this.#liveStreamHosts().length === 0)
+      this.#streamHostIdle(this.#spawn(this.#streamHosts))
     let held = true
     return () => {
       if (!held) return

@@ -167,8 +167,11 @@ t.test('while a live session holds the streams, the last stream host outlives it
   const runner = processRunner({}, { streamHostIdleMs: 100 })
   t.teardown(() => runner.close())
   const release = runner.holdStreams()
-  const stream = await runner.openStream(noWords)
+  // A stream host starts with the hold, before any stream: the first utterance finds it loading or loaded.
   const [pid] = runner.streamHostPids
+  t.equal(runner.streamHostPids.length, 1, 'a stream host starts with the hold')
+  const stream = await runner.openStream(noWords)
+  t.same(runner.streamHostPids, [pid], 'the first stream runs on it')
   stream.write(audio(100))
   await stream.finish()
   // Ten idle times: a timer can fire late on a busy machine, never early.
