@@ -31,15 +31,82 @@ import { corpusWordErrorRate } from '../test/helpers/wer.ts'
 import { VadSchema } from '../vad/config.ts'
 import { VadSegmenter } from '../vad/vad-segmenter.ts'
 import { median, round } from './lib/load.ts'
+import { decoderSetup } from './live-decoder-setup.ts'
 
 const RATE = 16000
 const CHUNK = RATE / 10
 
-/** Lighter searches tried for the live pass: arguments replacing the file search's (or added). */
-const LIGHTER_SEARCHES: Record<string, string[]> = {
-  '-maxhmmpf 3000': ['-maxhmmpf', '3000'],
-  '-maxhmmpf 10000': ['-maxhmmpf', '10000'],
-}
+/**
+ * Live-pass variants: arguments replacing the file search's (or added), the chunk the engine gets (100 ms:
+ * a client committing its items, whose appends go on as they come; 32 ms: server_vad, whose session writes
+ * each VAD window), and how much audio between two hypotheses (`ps_get_hyp`).
+ */
+const LIVE_VARIANTS: { name: string; change: string[]; chunk: number; hypothesisEvery: number }[] = [
+  { name: 'file search', change: [], chunk: CHUNK, hypothesisEvery: CHUNK },
+  { name: '-maxhmmpf 10000', change: ['-maxhmmpf', '10000'], chunk: CHUNK, hypothesisEvery: CHUNK },
+  {
+    name: '-maxhmmpf 10000, 32 ms chunks',
+    change: ['-maxhmmpf', '10000'],
+    chunk: 512,
+    hypothesisEvery: 512,
+  },
+  {
+    name: '-maxhmmpf 10000, 32 ms chunks, hypothesis every 96 ms',
+    change: ['-maxhmmpf', '10000'],
+    chunk: 512,
+    hypothesisEvery: 1536,
+  },
+  {
+    name: '-maxhmmpf 10000, hypothesis every 200 ms',
+    change: ['-maxhmmpf', '10000'],
+    chunk: CHUNK,
+    hypothesisEvery: 2 * CHUNK,
+  },
+  {
+    name: '-maxhmmpf 10000, hypothesis every 300 ms',
+    change: ['-maxhmmpf', '10000'],
+    chunk: CHUNK,
+    hypothesisEvery: 3 * CHUNK,
+  },
+  { name: '-maxhmmpf 5000', change: ['-maxhmmpf', '5000'], chunk: CHUNK, hypothesisEvery: CHUNK },
+  { name: '-maxhmmpf 4000', change: ['-maxhmmpf', '4000'], chunk: CHUNK, hypothesisEvery: CHUNK },
+  {
+    name: '-maxhmmpf 5000 -maxwpf 10',
+    change: ['-maxhmmpf', '5000', '-maxwpf', '10'],
+    chunk: CHUNK,
+    hypothesisEvery: CHUNK,
+  },
+  {
+    name: '-maxhmmpf 5000, 32 ms chunks, hypothesis every 96 ms',
+    change: ['-maxhmmpf', '5000'],
+    chunk: 512,
+    hypothesisEvery: 1536,
+  },
+  {
+    name: '-maxhmmpf 10000 -ds 3',
+    change: ['-maxhmmpf', '10000', '-ds', '3'],
+    chunk: CHUNK,
+    hypothesisEvery: CHUNK,
+  },
+  {
+    name: '-maxhmmpf 10000 -topn 2',
+    change: ['-maxhmmpf', '10000', '-topn', '2'],
+    chunk: CHUNK,
+    hypothesisEvery: CHUNK,
+  },
+  {
+    name: '-maxhmmpf 10000 -maxwpf 10',
+    change: ['-maxhmmpf', '10000', '-maxwpf', '10'],
+    chunk: CHUNK,
+    hypothesisEvery: CHUNK,
+  },
+  {
+    name: '-maxhmmpf 10000 -pl_window 10',
+    change: ['-maxhmmpf', '10000', '-pl_window', '10'],
+    chunk: CHUNK,
+    hypothesisEvery: CHUNK,
+  },
+]
 
 /** `base` with each `-name value` pair of `change` replacing the same name's value, or added. */
 function withArguments(base: string[], change: string[]): string[] {
@@ -75,22 +142,34 @@ interface LivePassText {
   longestGapMs: number
 }
 
-/** The live pass over one utterance: a hypothesis every `every` chunks (and after the last one). */
-function livePass(decoder: PocketsphinxDecoder, pcm: Int16Array, every: number, final: string): LivePassText {
+/**
+ * The live pass over one utterance in chunks of `chunk` samples: a hypothesis once `every` samples have come
+ * since the last one (and after the last chunk).
+ */
+function livePass(
+  decoder: PocketsphinxDecoder,
+  pcm: Int16Array,
+  chunk: number,
+  every: number,
+  final: string,
+): LivePassText {
   const item = new ItemText((text) => text, 0)
   decoder.startUtterance()
   let hypothesis = ''
-  let chunks = 0
+  let sinceHypothesis = 0
   let lastDelta = 0
   let longestGapMs = 0
-  for (let at = 0; at < pcm.length; at += CHUNK) {
-    const last = at + CHUNK >= pcm.length
-    const text = decoder.processChunk(pcm.subarray(at, at + CHUNK), ++chunks % every === 0 || last)
+  for (let at = 0; at < pcm.length; at += chunk) {
+    const end = Math.min(pcm.length, at + chunk)
+    sinceHypothesis += end - at
+    const ask = sinceHypothesis >= every || end === pcm.length
+    const text = decoder.processChunk(pcm.subarray(at, end), ask)
     if (text === null) continue
+    sinceHypothesis = 0
     hypothesis = hypothesisText(text)
     if (item.partial(hypothesis).delta !== '') {
-      if (lastDelta > 0) longestGapMs = Math.max(longestGapMs, (chunks - lastDelta) * 100)
-      lastDelta = chunks
+      if (lastDelta > 0) longestGapMs = Math.max(longestGapMs, ((end - lastDelta) / RATE) * 1000)
+      lastDelta = end
     }
   }
   decoder.endUtterance()
@@ -107,11 +186,12 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
   const batch = PocketsphinxDecoder.open(native, paths, fileSearch)
   // A live decoder per variant: live CMN carries from one utterance to the next on a decoder, so variants
   // sharing one would see each other's audio.
-  const liveDecoder = PocketsphinxDecoder.open(native, paths, fileSearch)
   const gaps: Record<string, number[]> = {}
-  const lighter = Object.entries(LIGHTER_SEARCHES).map(([name, change]) => ({
-    name,
-    decoder: PocketsphinxDecoder.open(native, paths, withArguments(fileSearch, change)),
+  // LIVE_CPU_VARIANTS: only the variants of these names (separated by |), for a quicker run.
+  const only = process.env.LIVE_CPU_VARIANTS?.split('|')
+  const variants = LIVE_VARIANTS.filter((variant) => !only || only.includes(variant.name)).map((variant) => ({
+    ...variant,
+    decoder: PocketsphinxDecoder.open(native, paths, withArguments(fileSearch, variant.change)),
   }))
   const utterances: Utterance[] = []
   for (const clip of referenceTranscripts()) {
@@ -143,10 +223,10 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
           text,
         )
         const final = text
-        const pass = (name: string, decoder: PocketsphinxDecoder) => {
+        const pass = (name: string, variant: (typeof variants)[number]) => {
           let live: LivePassText = { hypothesis: '', deltas: '', longestGapMs: 0 }
           const ms = cpuMs(() => {
-            live = livePass(decoder, u.pcm, 1, final)
+            live = livePass(variant.decoder, u.pcm, variant.chunk, variant.hypothesisEvery, final)
           })
           add(name, ms, u.reference, live.hypothesis)
           add(`${name}: deltas`, 0, u.reference, live.deltas)
@@ -154,8 +234,7 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
           longest.push(live.longestGapMs)
           gaps[name] = longest
         }
-        pass('live pass, file search', liveDecoder)
-        for (const { name, decoder } of lighter) pass(`live pass, ${name}`, decoder)
+        for (const variant of variants) pass(`live pass, ${variant.name}`, variant)
         add(
           'service: Silero turn detection',
           cpuMs(() => turnDetection(u.samples)),
@@ -176,12 +255,12 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
     }
   } finally {
     batch.free()
-    liveDecoder.free()
-    for (const { decoder } of lighter) decoder.free()
+    for (const { decoder } of variants) decoder.free()
   }
   const figures: Record<string, number | string> = {
     'audio seconds measured': round(seconds, 1),
     ...(await piecesAgainstWhole(native, paths, fileSearch, utterances)),
+    ...(await decoderSetup(native, paths, withArguments(fileSearch, ['-maxhmmpf', '10000']))),
   }
   for (const [name, ms] of Object.entries(totals)) {
     if (!name.endsWith(': deltas')) figures[`${name}: CPU ms per audio second`] = perSecond(ms)

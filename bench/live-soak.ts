@@ -233,6 +233,8 @@ export async function benchLiveSoak(): Promise<Record<string, number | string>> 
       figures[`${label}: items committed / completed / failed / without a last event`] =
         `${items.committed.size} / ${items.completed} / ${items.failed} / ${items.committed.size - ended}`
       figures[`${label}: sessions closed for backlog`] = items.backlogClosed
+      // More than the machine's cores: hosts were stopped and started again (idle, crashed, over memory).
+      figures[`${label}: engine host processes seen`] = hostsCpu.size
       figures[`${label}: engine hosts CPU s per audio s sent (${round(items.audioSeconds, 0)} s)`] = round(
         hostsCpuSeconds / items.audioSeconds,
         2,

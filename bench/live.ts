@@ -234,9 +234,12 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
         speechSeconds += clip.seconds
       }
     }
+    // LIVE_CAPACITY: which capacity runs (default all three: client, staggered, server_vad).
+    const modes = (process.env.LIVE_CAPACITY ?? 'client,staggered,server_vad').split(',')
     const capacity = {
-      ...(await measureCapacity(server.port, clips, 'client')),
-      ...(await measureCapacity(server.port, clips, 'server_vad')),
+      ...(modes.includes('client') ? await measureCapacity(server.port, clips, 'client') : {}),
+      ...(modes.includes('staggered') ? await measureCapacity(server.port, clips, 'client', true) : {}),
+      ...(modes.includes('server_vad') ? await measureCapacity(server.port, clips, 'server_vad') : {}),
     }
     return {
       clips: clips.length,
@@ -277,14 +280,21 @@ export async function benchLive(rounds = 2): Promise<Record<string, number | str
  * How many sessions at once keep real time: each paces the same clip; latency must stay near one session's.
  * Measured with both ways of ending items; beside each figure, the machine's 1-minute load average then
  * (other work on the machine takes cores from the sessions).
+ *
+ * Started together, N sessions end their utterances at the same moment and each waits for its final
+ * behind the others' on its core: with one-item utterances (client commits) that alone passes one
+ * session's latency + 1 s from 4 sessions on 2 cores, whatever the scheduling, since 2 finals of 11 s take
+ * twice one. `staggered`: session i starts i/N of the clip later, as independent speakers do (one
+ * utterance ends every 11/N s), which measures whether the machine keeps up with N speakers.
  */
 async function measureCapacity(
   port: number,
   clips: Clip[],
   turns: TurnDetection,
+  staggered = false,
 ): Promise<Record<string, number | string>> {
   const clip = clips.reduce((a, b) => (b.seconds > a.seconds ? b : a))
-  const label = turns === 'client' ? 'client commits' : 'server_vad'
+  const label = `${turns === 'client' ? 'client commits' : 'server_vad'}${staggered ? ', starts staggered' : ''}`
   const figures: Record<string, number | string> = {}
   const single = await live(port, clip, turns)
   const bound = single.latencyMs + 1000
@@ -292,7 +302,12 @@ async function measureCapacity(
     `${round(single.latencyMs, 0)} (${single.items}) ${loadNote()}`
   let kept = 1
   for (const n of [2, 4, 6, 8, 12, 16]) {
-    const runs = await Promise.all(Array.from({ length: n }, () => live(port, clip, turns)))
+    const runs = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        if (staggered) await sleep((i * clip.seconds * 1000) / n)
+        return live(port, clip, turns)
+      }),
+    )
     const worst = Math.max(...runs.map((r) => r.latencyMs))
     const gaps = runs.flatMap((r) => (r.gapsMs.length > 0 ? [Math.max(...r.gapsMs)] : []))
     figures[`${label}, ${n} sessions: worst last chunk → completed ms; longest delta gap ms, median`] =

@@ -66,6 +66,10 @@ export class LiveSessions implements LiveService {
   async #open(options: LiveSessionOptions, listener: LiveEventListener): Promise<LiveSession> {
     const { engines, vad, configStore } = this.#deps
     const engine = await engines.acquire(options.engineId, options.model)
+    // A streaming engine's stream host starts now and stays while the session is open, however long its
+    // pauses (process-runner.ts); an engine that does not stream transcribes items whole, on its own hosts.
+    const streams = engine.capabilities.streaming === true ? engine.runner.holdStreams?.() : undefined
+    const releaseStreams = streams ?? (() => {})
     try {
       checkLanguage(options.language, engine)
       if (options.languages) languageAmong(options.languages, engine)
@@ -89,12 +93,14 @@ export class LiveSessions implements LiveService {
         onClosed: () => {
           this.#sessions.delete(session)
           this.#count--
+          releaseStreams()
         },
       })
       this.#sessions.add(session)
       if (this.#closed) void session.close({ cancel: true })
       return session
     } catch (error) {
+      releaseStreams()
       engine.release()
       throw error
     }

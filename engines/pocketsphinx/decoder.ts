@@ -23,6 +23,41 @@ export interface Decoded {
   segments: DecodedSegment[]
 }
 
+/**
+ * The model's dictionary with a plan's entries added, written once per plan (the library reads dictionaries
+ * from files): a decoder opened with it reads the dictionary once, instead of the model's and then this.
+ */
+export interface PlanDictionary {
+  /** JSON of the entries added (the decoder's key for the dictionary it has loaded). */
+  key: string
+  file: string
+  /** Removes the file (decoders that loaded it keep their copy). */
+  remove: () => void
+}
+
+/** The key a decoder searching with this plan has ('' : none, the model's own search). */
+export function biasKeyOf(plan: BiasPlan | null): string {
+  return plan && plan.unigrams.length > 0 ? plan.key : ''
+}
+
+/** Writes the model's dictionary with these entries added to a temporary file. */
+export function writePlanDictionary(paths: ModelPaths, additions: BiasPlan['additions']): PlanDictionary {
+  const dir = mkdtempSync(path.join(tmpdir(), 'dictum-pocketsphinx-'))
+  const file = path.join(dir, 'custom-words.dict')
+  try {
+    const lines = additions.map((entry) => `${entry.word} ${entry.phones}`).join('\n')
+    writeFileSync(file, `${readFileSync(paths.dict, 'utf8').trimEnd()}\n${lines}\n`)
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+  return {
+    key: JSON.stringify(additions),
+    file,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
 export class PocketsphinxDecoder {
   readonly #native: PocketsphinxNative
   #config: Pointer | null
@@ -37,22 +72,39 @@ export class PocketsphinxDecoder {
   #mainLm: Pointer | null = null
   /** A live utterance is going on ({@link startUtterance}). */
   #inUtterance = false
+  /** Dictionaries loaded after the decoder was opened (ps_load_dict), and custom-words searches built. */
+  #setups = { dictionaryLoads: 0, searchBuilds: 0 }
 
-  private constructor(native: PocketsphinxNative, config: Pointer, decoder: Pointer, paths: ModelPaths) {
+  private constructor(
+    native: PocketsphinxNative,
+    config: Pointer,
+    decoder: Pointer,
+    paths: ModelPaths,
+    dictionaryKey: string,
+  ) {
     this.#native = native
     this.#config = config
     this.#decoder = decoder
     this.#logmath = native.ps_get_logmath(decoder)
     this.#paths = paths
+    this.#dictionaryKey = dictionaryKey
   }
 
   /**
    * Parses the arguments like the command line does and initialises the decoder (loads the model); `search`
-   * is the search and front-end settings (options.ts `searchArguments`).
+   * is the search and front-end settings (options.ts `searchArguments`). With `dictionary` (a plan's), the
+   * decoder loads that one instead of the model's, so {@link useBias} with that plan has no dictionary to
+   * load again (reading the ~130,000-word dictionary is most of a decoder's custom-words setup).
    */
-  static open(native: PocketsphinxNative, paths: ModelPaths, search: string[]): PocketsphinxDecoder {
+  static open(
+    native: PocketsphinxNative,
+    paths: ModelPaths,
+    search: string[],
+    dictionary: PlanDictionary | null = null,
+  ): PocketsphinxDecoder {
+    const dict = dictionary?.file ?? paths.dict
     // The library's own log goes nowhere: it is verbose, and a host's stderr is logged by the runner.
-    const argv = ['-hmm', paths.hmm, '-lm', paths.lm, '-dict', paths.dict, '-logfn', '/dev/null', ...search]
+    const argv = ['-hmm', paths.hmm, '-lm', paths.lm, '-dict', dict, '-logfn', '/dev/null', ...search]
     const config = native.cmd_ln_parse_r(null, native.ps_args(), argv.length, argv, 1)
     if (!config) throw new Error('pocketsphinx rejected its arguments')
     const decoder = native.ps_init(config)
@@ -62,7 +114,17 @@ export class PocketsphinxDecoder {
         `pocketsphinx could not load the model (hmm ${paths.hmm}, lm ${paths.lm}, dict ${paths.dict})`,
       )
     }
-    return new PocketsphinxDecoder(native, config, decoder, paths)
+    return new PocketsphinxDecoder(native, config, decoder, paths, dictionary?.key ?? '[]')
+  }
+
+  /** The key of the custom-words plan the decoder searches with ('' : none). */
+  get biasKey(): string {
+    return this.#biasKey
+  }
+
+  /** Work done to switch custom words since the decoder was opened (for diagnostics and tests). */
+  get setups(): { dictionaryLoads: number; searchBuilds: number } {
+    return { ...this.#setups }
   }
 
   /**
@@ -73,12 +135,12 @@ export class PocketsphinxDecoder {
    * `ps_add_word`, which would also add them to every language model), so without custom words the decoder
    * is exactly as loaded.
    */
-  useBias(plan: BiasPlan | null): void {
+  useBias(plan: BiasPlan | null, dictionary: PlanDictionary | null = null): void {
     const native = this.#native
     const decoder = this.#live()
-    const key = plan && plan.unigrams.length > 0 ? plan.key : ''
+    const key = biasKeyOf(plan)
     if (key === this.#biasKey) return
-    this.#loadDictionary(key === '' ? [] : (plan as BiasPlan).additions)
+    this.#loadDictionary(key === '' ? [] : (plan as BiasPlan).additions, dictionary)
     if (key === '') {
       if (native.ps_set_search(decoder, DEFAULT_SEARCH) < 0) throw new Error('ps_set_search failed')
       this.#biasKey = ''
@@ -98,27 +160,33 @@ export class PocketsphinxDecoder {
     )
     if (!set) throw new Error('pocketsphinx could not combine the custom words with the language model')
     // Replacing the search of the same name frees the previous plan's.
+    this.#setups.searchBuilds++
     if (native.ps_set_lm(decoder, CUSTOM_SEARCH, set) < 0 || native.ps_set_search(decoder, CUSTOM_SEARCH) < 0)
       throw new Error('pocketsphinx could not build the custom-words search')
     this.#biasKey = key
   }
 
-  /** Loads the model's dictionary with these entries added (none: the model's own file), when it changes. */
-  #loadDictionary(additions: BiasPlan['additions']): void {
+  /**
+   * Loads the model's dictionary with these entries added (none: the model's own file), when it changes;
+   * from `dictionary` when it is this plan's (already written), else from a file written for the call.
+   */
+  #loadDictionary(additions: BiasPlan['additions'], dictionary: PlanDictionary | null): void {
     const key = JSON.stringify(additions)
     if (key === this.#dictionaryKey) return
     const native = this.#native
     const decoder = this.#live()
+    this.#setups.dictionaryLoads++
     if (additions.length === 0) {
       if (native.ps_load_dict(decoder, this.#paths.dict, null, null) < 0)
         throw new Error(`pocketsphinx could not reload its dictionary ${this.#paths.dict}`)
     } else {
-      withTempFile('custom-words.dict', (file) => {
-        const lines = additions.map((entry) => `${entry.word} ${entry.phones}`).join('\n')
-        writeFileSync(file, `${readFileSync(this.#paths.dict, 'utf8').trimEnd()}\n${lines}\n`)
-        if (native.ps_load_dict(decoder, file, null, null) < 0)
+      const written = dictionary?.key === key ? null : writePlanDictionary(this.#paths, additions)
+      try {
+        if (native.ps_load_dict(decoder, (written ?? (dictionary as PlanDictionary)).file, null, null) < 0)
           throw new Error('pocketsphinx refused a custom word pronunciation (an unknown phone?)')
-      })
+      } finally {
+        written?.remove()
+      }
     }
     this.#dictionaryKey = key
   }

@@ -11,11 +11,17 @@ import {
   readDictionary,
 } from '../../sdk/plugin.ts'
 import { type BiasPlan, planBias, unknownWords } from './custom-words.ts'
-import type { PocketsphinxDecoder } from './decoder.ts'
+import { biasKeyOf, type PlanDictionary, type PocketsphinxDecoder, writePlanDictionary } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
 import { liveSearchArguments, type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
 import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'
+
+/**
+ * Audio between two hypotheses of a live pass: ~100 ms, three 32 ms VAD windows (a 100 ms chunk gets one
+ * each). Measured: docs/live.md "Sessions per core".
+ */
+export const HYPOTHESIS_EVERY_SAMPLES = 1536
 
 /**
  * A pocketsphinx engine instance: one batch decoder, loaded once and reused for `transcribe` and for the
@@ -25,8 +31,18 @@ import { toInt16, toTranscript } from './transcript.ts'
 export class PocketsphinxEngine implements EngineInstance {
   readonly #context: EngineContext<PocketsphinxOptions>
   #decoder: PocketsphinxDecoder | null = null
-  /** Opens a live decoder of the loaded model, with the live pass's lighter search (set by load()). */
-  #newDecoder: (() => PocketsphinxDecoder) | null = null
+  /**
+   * Opens a live decoder of the loaded model, with the live pass's lighter search (set by load()), loading
+   * `dictionary` (a plan's) instead of the model's.
+   */
+  #newDecoder: ((dictionary: PlanDictionary | null) => PocketsphinxDecoder) | null = null
+  /** Live decoders opened so far (each loads the model: ~0.2 s, ~95 MB). */
+  #opened = 0
+  /**
+   * The dictionaries of the last plans with entries to add, by their entries' key (oldest first), each
+   * written once for every decoder that needs it.
+   */
+  readonly #planDictionaries = new Map<string, PlanDictionary>()
   /** Live decoders with no stream, ready for the next one. */
   readonly #idle: PocketsphinxDecoder[] = []
   /** Live decoders of the streams going on. */
@@ -35,8 +51,11 @@ export class PocketsphinxEngine implements EngineInstance {
   #paths: ModelPaths | null = null
   /** The model's pronunciation dictionary, read the first time custom words come. */
   #dictionary: Promise<PronunciationDictionary> | null = null
-  /** The plan for the last custom-words list seen (a new dictionary version builds a new one). */
-  #plan: { words: string; plan: Promise<BiasPlan> } | null = null
+  /**
+   * The plans of the last custom-words lists seen, by list (oldest first): a new dictionary version builds a
+   * new one, and lists used in turn (a session's keywords beside the dictionary's words) are not rebuilt.
+   */
+  readonly #plans = new Map<string, Promise<BiasPlan>>()
 
   constructor(context: EngineContext<PocketsphinxOptions>) {
     this.#context = context
@@ -68,16 +87,31 @@ export class PocketsphinxEngine implements EngineInstance {
     const plan = options.customWords.length > 0 ? await this.#planFor(options.customWords) : null
     if (!this.#decoder) throw new Error('the pocketsphinx engine is closed')
     return new PocketsphinxStream({
-      acquire: () => this.#acquire(),
+      acquire: () => this.#acquire(plan),
       plan,
       decodeWhole: (pcm, streamPlan) => this.#decodeWhole(pcm, streamPlan),
       release: (done) => this.#release(done),
+      hypothesisEvery: HYPOTHESIS_EVERY_SAMPLES,
     })
   }
 
   /** Live decoders: held by streams going on, and idle (kept for the next stream). */
   get liveDecoders(): { busy: number; idle: number } {
     return { busy: this.#busy.size, idle: this.#idle.length }
+  }
+
+  /**
+   * What opening and setting up live decoders has cost so far: decoders opened, dictionaries loaded and
+   * custom-words searches built on them (for diagnostics and tests: each should happen once per decoder
+   * and dictionary version, not per utterance).
+   */
+  get liveDecoderWork(): { opened: number; dictionaryLoads: number; searchBuilds: number } {
+    const work = { opened: this.#opened, dictionaryLoads: 0, searchBuilds: 0 }
+    for (const decoder of [...this.#idle, ...this.#busy]) {
+      work.dictionaryLoads += decoder.setups.dictionaryLoads
+      work.searchBuilds += decoder.setups.searchBuilds
+    }
+    return work
   }
 
   async close(): Promise<void> {
@@ -88,6 +122,8 @@ export class PocketsphinxEngine implements EngineInstance {
     // Streams still open lose their decoder now; their finish then fails, their cancel is harmless.
     for (const decoder of this.#busy) decoder.free()
     this.#busy.clear()
+    for (const dictionary of this.#planDictionaries.values()) dictionary.remove()
+    this.#planDictionaries.clear()
   }
 
   /** A whole piece through the batch decoder: `transcribe`, and the final pass of a stream. */
@@ -95,25 +131,57 @@ export class PocketsphinxEngine implements EngineInstance {
     const { language } = this.#context.options
     if (pcm.length === 0) return { text: '', confidence: null, words: [], segments: [], language }
     if (!this.#decoder) throw new Error('the pocketsphinx engine is closed')
-    this.#decoder.useBias(plan)
+    if (this.#decoder.biasKey !== biasKeyOf(plan)) this.#decoder.useBias(plan, this.#dictionaryFor(plan))
     return toTranscript(this.#decoder.decode(pcm), language, plan?.canonical)
   }
 
   /**
-   * A live decoder for a stream: an idle one, a new one while fewer than `maxLiveDecoders` exist, else null.
-   * Each holds a copy of the model (~95 MB, ~0.2 s to open), so the bound is what keeps a host's memory
-   * flat however many utterances pile up on it.
+   * A live decoder for a stream, searching with its plan: an idle one (one already set up for the plan
+   * first), a new one while fewer than `maxLiveDecoders` exist, else null. Each holds a copy of the model
+   * (~95 MB, ~0.2 s to open), so the bound is what keeps a host's memory flat however many utterances pile
+   * up on it; kept idle between streams, a decoder is opened and set up for a dictionary version once.
    */
-  #acquire(): PocketsphinxDecoder | null {
+  #acquire(plan: BiasPlan | null): PocketsphinxDecoder | null {
     if (!this.#decoder) return null
-    const total = this.#busy.size + this.#idle.length
-    const decoder =
-      this.#idle.pop() ??
-      (total < this.#context.options.maxLiveDecoders
-        ? (this.#newDecoder as () => PocketsphinxDecoder)()
-        : null)
-    if (decoder) this.#busy.add(decoder)
+    const key = biasKeyOf(plan)
+    const ready = this.#idle.findIndex((idle) => idle.biasKey === key)
+    let decoder = ready >= 0 ? this.#idle.splice(ready, 1)[0] : this.#idle.pop()
+    if (!decoder && this.#busy.size + this.#idle.length < this.#context.options.maxLiveDecoders)
+      decoder = this.#openLive(plan)
+    if (!decoder) return null
+    this.#busy.add(decoder)
+    try {
+      if (decoder.biasKey !== key) decoder.useBias(plan, this.#dictionaryFor(plan))
+    } catch (error) {
+      this.#release(decoder)
+      throw error
+    }
     return decoder
+  }
+
+  /** A new live decoder, opened with the plan's dictionary when it adds entries. */
+  #openLive(plan: BiasPlan | null): PocketsphinxDecoder {
+    const open = this.#newDecoder as (dictionary: PlanDictionary | null) => PocketsphinxDecoder
+    const dictionary = this.#dictionaryFor(plan)
+    this.#opened++
+    if (!dictionary) return open(null)
+    try {
+      return open(dictionary)
+    } catch {
+      // A pronunciation the library refuses: opened with the model's own, useBias then says what failed.
+      return open(null)
+    }
+  }
+
+  /** The plan's dictionary file (null: the plan adds no entry), written once per plan. */
+  #dictionaryFor(plan: BiasPlan | null): PlanDictionary | null {
+    if (!plan || biasKeyOf(plan) === '' || plan.additions.length === 0) return null
+    const key = JSON.stringify(plan.additions)
+    const kept = this.#planDictionaries.get(key)
+    if (kept) return kept
+    const dictionary = writePlanDictionary(this.#paths as ModelPaths, plan.additions)
+    remember(this.#planDictionaries, key, dictionary, (old) => old.remove())
+    return dictionary
   }
 
   /** A stream's live decoder back: kept idle for the next stream, or freed (closed). */
@@ -126,7 +194,8 @@ export class PocketsphinxEngine implements EngineInstance {
   /** The bias plan of these custom words, built once per list (dictionary version) and then reused. */
   #planFor(words: EngineTranscribeRequest['customWords']): Promise<BiasPlan> {
     const key = JSON.stringify(words)
-    if (this.#plan?.words === key) return this.#plan.plan
+    const kept = this.#plans.get(key)
+    if (kept) return kept
     const plan = (async () => {
       this.#dictionary ??= readDictionary((this.#paths as ModelPaths).dict)
       const dictionary = await this.#dictionary
@@ -143,9 +212,9 @@ export class PocketsphinxEngine implements EngineInstance {
         this.#context.logger.warn({ skipped: built.skipped }, 'pocketsphinx: some custom words are left out')
       return built
     })()
-    this.#plan = { words: key, plan }
+    remember(this.#plans, key, plan)
     plan.catch(() => {
-      if (this.#plan?.plan === plan) this.#plan = null
+      if (this.#plans.get(key) === plan) this.#plans.delete(key)
     })
     return plan
   }
@@ -165,12 +234,25 @@ export class PocketsphinxEngine implements EngineInstance {
     ])
     const native = await loadNative(installation.libraries)
     const live = liveSearchArguments(options)
-    this.#newDecoder = () => PocketsphinxDecoder.open(native, installation.paths, live)
+    this.#newDecoder = (dictionary) => PocketsphinxDecoder.open(native, installation.paths, live, dictionary)
     this.#decoder = PocketsphinxDecoder.open(native, installation.paths, searchArguments(options))
     this.#paths = installation.paths
     logger.info(
       { ...installation.paths, ms: Math.round(performance.now() - started) },
       'pocketsphinx model loaded',
     )
+  }
+}
+
+/** Plans (and their dictionaries) kept per engine: dictionary versions and session keyword lists in use. */
+const KEPT_PLANS = 4
+
+/** Keeps `value` under `key` in `map`, dropping the oldest entries past KEPT_PLANS (`drop` frees them). */
+function remember<T>(map: Map<string, T>, key: string, value: T, drop: (old: T) => void = () => {}): void {
+  map.set(key, value)
+  for (const [oldKey, old] of map) {
+    if (map.size <= KEPT_PLANS) break
+    map.delete(oldKey)
+    drop(old)
   }
 }

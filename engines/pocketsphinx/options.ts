@@ -73,16 +73,17 @@ export function searchArguments(
 }
 
 /**
- * The live pass's search (stream.ts): the file search with at most 10000 HMMs active per frame (the
- * library's default is 30000). Measured in process on the shared clips (`npm run bench -- live-cpu`): 20 %
- * less CPU (201 against 251 ms per second of audio) with the same last hypotheses (WER 0.431) and the same
- * deltas (WER 0.336); 3000 would save 42 % but its deltas are worse (WER 0.397), and narrower beams worse
- * still (last hypotheses at WER 0.55 to 0.76). The final keeps the file search exactly.
+ * The live pass's search (stream.ts): the file search with at most 5000 HMMs active per frame (the
+ * library's default is 30000) and at most 10 words ending per frame (default: no limit). Measured in process
+ * on the shared clips (`npm run bench -- live-cpu`, docs/live.md): 148 against 190 ms of CPU per second of
+ * audio for the earlier `-maxhmmpf 10000` (22 % less), the same deltas (WER 0.336) and the longest gap
+ * between deltas per clip 250 ms (median; 200 before); 4000 made the deltas worse (WER 0.397), as `-topn 2`
+ * and `-ds 3` did. The final keeps the file search exactly.
  */
 export function liveSearchArguments(
   options: Pick<PocketsphinxOptions, 'fwdflat' | 'frameDownsample' | 'adaptAcrossRequests'>,
 ): string[] {
-  return [...searchArguments(options), '-maxhmmpf', '10000']
+  return [...searchArguments(options), '-maxhmmpf', '5000', '-maxwpf', '10']
 }
 
 export interface ModelPaths {

@@ -14,6 +14,10 @@
  * (~0.14 s per second of speech here, the time a file transcription of it takes). Words sent as deltas can
  * differ from the final's (live/deltas.ts says what the item then does).
  *
+ * The live pass asks for a hypothesis once every `hypothesisEvery` samples of audio, not after every chunk
+ * (a server VAD session writes 32 ms windows), and stops for good when the host has fallen seconds behind
+ * (`fallenBehind`): its partials would come too late to show, and the CPU goes to the finals.
+ *
  * Live decoders are bounded per engine instance (option `maxLiveDecoders`): a stream opened while all are
  * taken keeps its audio and takes one at a later chunk, when one is free, catching up on the audio it kept
  * in one call; until then it gives no partials. Once its audio is complete (`finishing`, told by the kernel
@@ -26,13 +30,18 @@ import type { PocketsphinxDecoder } from './decoder.ts'
 import { hypothesisText, toInt16 } from './transcript.ts'
 
 export interface PocketsphinxStreamParts {
-  /** A free live decoder, or null when all are taken (the pool's bound); it is the stream's until handed back. */
+  /**
+   * A free live decoder searching with the stream's plan, or null when all are taken (the pool's bound); it
+   * is the stream's until handed back.
+   */
   acquire: () => PocketsphinxDecoder | null
   plan: BiasPlan | null
   /** Decodes the whole utterance as `transcribe` would (the instance's batch decoder). */
   decodeWhole: (pcm: Int16Array, plan: BiasPlan | null) => EngineTranscribeResult
-  /** Takes a live decoder back (the live pass ended: finishing, finish or cancel). */
+  /** Takes a live decoder back (the live pass ended: finishing, fallen behind, finish or cancel). */
   release: (decoder: PocketsphinxDecoder) => void
+  /** Samples of audio between two hypotheses of the live pass (each costs a backtrace and a message). */
+  hypothesisEvery: number
 }
 
 export class PocketsphinxStream implements EngineStream {
@@ -48,6 +57,8 @@ export class PocketsphinxStream implements EngineStream {
   #length = 0
   /** The last partial text returned ('' before any). */
   #partial = ''
+  /** Samples decoded by the live pass since its last hypothesis. */
+  #sinceHypothesis = 0
 
   constructor(parts: PocketsphinxStreamParts) {
     this.#parts = parts
@@ -70,12 +81,24 @@ export class PocketsphinxStream implements EngineStream {
       // A decoder freed since: the live pass starts now, on the whole utterance so far.
       decoder = this.#takeDecoder()
       if (!decoder) return null
+      this.#sinceHypothesis = 0
       return this.#partialOf(decoder.processChunk(this.#joined()))
     }
-    return this.#partialOf(decoder.processChunk(pcm))
+    // Chunks can be short (a VAD window is 32 ms): the hypothesis is asked for once enough audio came.
+    this.#sinceHypothesis += pcm.length
+    const ask = this.#sinceHypothesis >= this.#parts.hypothesisEvery
+    const hypothesis = decoder.processChunk(pcm, ask)
+    if (hypothesis === null) return null
+    this.#sinceHypothesis = 0
+    return this.#partialOf(hypothesis)
   }
 
   finishing(): void {
+    this.#endLivePass()
+  }
+
+  /** The host holds seconds of this utterance not decoded yet: partials would come late, the final will not. */
+  fallenBehind(): void {
     this.#endLivePass()
   }
 
@@ -111,7 +134,6 @@ export class PocketsphinxStream implements EngineStream {
     const decoder = this.#parts.acquire()
     if (!decoder) return null
     try {
-      decoder.useBias(this.#parts.plan)
       decoder.startUtterance()
     } catch (error) {
       this.#parts.release(decoder)

@@ -177,6 +177,14 @@ export interface EngineStream {
    * more, and a host that has fallen behind catches up sooner.
    */
   finishing?(): void
+  /**
+   * Optional: the engine host holds more of this stream's audio not yet accepted than a live partial is
+   * worth waiting for (4 s in an engine host: it has fallen behind real time), so partials from here on
+   * would come late. Like `finishing`, it may come while a call is in flight (set a flag), and an engine
+   * whose partials come from a pass of their own may stop that pass: the time goes to the finals users wait
+   * for. The final result must not change.
+   */
+  fallenBehind?(): void
 }
 
 /** Everything an engine instance is given when created. */

@@ -13,6 +13,14 @@ import { type HostMessage, type LogLevel, type ParentMessage, toWireError } from
 import { oversizeReason } from './result-limit.ts'
 import { type StreamLane, StreamScheduler } from './stream-scheduler.ts'
 
+/**
+ * A stream whose audio waiting in the host passes this many seconds is told it has fallen behind
+ * (`EngineStream.fallenBehind`): its partials would come this late. Longer than a final of a long utterance
+ * takes here (~3 s for 11 s of speech with pocketsphinx), so one final ahead of it in the host does not.
+ */
+const LIVE_LAG_SECONDS = 4
+const LIVE_LAG_SAMPLES = LIVE_LAG_SECONDS * 16000
+
 class EngineHostProcess {
   #instance: EngineInstance | null = null
   readonly #audio = new AudioReceiver()
@@ -43,6 +51,8 @@ class EngineHostProcess {
       samples: 0,
       lane: this.#scheduler.lane((samples) => this.#accept(id, entry, samples)),
       finishing: false,
+      queued: 0,
+      behind: false,
       cancelled: false,
     }
     this.#streams.set(id, entry)
@@ -61,6 +71,7 @@ class EngineHostProcess {
       if (this.#streams.get(id) !== entry) entry.stream.cancel()
       else {
         if (entry.finishing) this.#call(() => entry.stream?.finishing?.())
+        if (entry.behind) this.#call(() => entry.stream?.fallenBehind?.())
         send({ type: 'stream-opened', id })
       }
     })
@@ -74,7 +85,12 @@ class EngineHostProcess {
     const entry = this.#streams.get(id)
     if (!entry) return
     if (message.type === 'stream-write') {
+      entry.queued += message.samples.length
       this.#scheduler.write(entry.lane, message.samples)
+      if (!entry.behind && !entry.finishing && entry.queued > LIVE_LAG_SAMPLES) {
+        entry.behind = true
+        this.#call(() => entry.stream?.fallenBehind?.())
+      }
       return
     }
     if (message.type === 'stream-cancel') {
@@ -97,6 +113,7 @@ class EngineHostProcess {
 
   /** Chunks (one or several joined) through the engine's stream; a new hypothesis goes to the parent. */
   async #accept(id: number, entry: HostStream, samples: Float32Array): Promise<void> {
+    entry.queued -= samples.length
     const stream = entry.stream
     // Opening failed (already reported), the stream ended on an earlier error, or it was cancelled.
     if (!stream || entry.cancelled) return
@@ -198,6 +215,10 @@ interface HostStream {
   lane: StreamLane
   /** The finish has arrived (queued behind chunks): the engine was told with `finishing()`. */
   finishing: boolean
+  /** Samples written and not yet accepted. */
+  queued: number
+  /** More than LIVE_LAG_SECONDS waited at once: the engine was told with `fallenBehind()`. */
+  behind: boolean
   /** Cancelled: calls still queued are skipped. */
   cancelled: boolean
 }

@@ -38,7 +38,7 @@ export const STREAM_HOST_IDLE_MS = 30_000
  * Live utterances (streams) run on hosts of their own, so a live session never waits behind a long file:
  * several streams per host, a new stream on the least-loaded one, a new host while every host has streams
  * and there are fewer than `maxStreamHosts` (default: the machine's available parallelism). A stream host
- * left without streams is stopped after `streamHostIdleMs`.
+ * left without streams is stopped after `streamHostIdleMs`, but the last one while live sessions hold it.
  */
 export class ProcessEngineRunner implements EngineRunner {
   readonly #options: EngineRunnerOptions
@@ -47,6 +47,8 @@ export class ProcessEngineRunner implements EngineRunner {
   readonly #streamHosts = new Set<EngineHost>()
   /** Stream hosts without streams, and the timer that stops each. */
   readonly #idleStreamHosts = new Map<EngineHost, NodeJS.Timeout>()
+  /** Live sessions open on the engine (holdStreams): the last stream host is kept while any is. */
+  #streamHolds = 0
   #loading: Promise<void> | null = null
   #loadFailed = false
   #lastError: DictumError | null = null
@@ -151,6 +153,21 @@ export class ProcessEngineRunner implements EngineRunner {
     }
   }
 
+  holdStreams(): () => void {
+    this.#streamHolds++
+    // The session's first utterance should not wait for a host to start and load the model: one starts now.
+    if (!this.#closing && this.#liveStreamHosts().length === 0)
+      this.#streamHostIdle(this.#spawn(this.#streamHosts))
+    let held = true
+    return () => {
+      if (!held) return
+      held = false
+      this.#streamHolds--
+      // Hosts kept for the holds get their idle time from now.
+      if (this.#streamHolds === 0) for (const host of this.#liveStreamHosts()) this.#streamHostIdle(host)
+    }
+  }
+
   setTimeouts(timeouts: EngineRunnerTimeouts): void {
     this.#options.requestTimeoutMs = timeouts.requestTimeoutMs
     this.#options.loadTimeoutMs = timeouts.loadTimeoutMs
@@ -218,6 +235,8 @@ export class ProcessEngineRunner implements EngineRunner {
     const timer = setTimeout(() => {
       this.#idleStreamHosts.delete(host)
       if (host.streamCount + host.streamReservations > 0) return
+      // Kept for the open sessions; the end of the last hold starts its idle time again.
+      if (this.#streamHolds > 0 && this.#liveStreamHosts().length === 1) return
       this.#options.logger.debug(
         { engine: this.#options.engineId, pid: host.pid },
         'stopping an idle stream host',

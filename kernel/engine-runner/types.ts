@@ -81,6 +81,14 @@ export interface EngineRunner {
    */
   openStream(options: EngineStreamOptions, signal?: AbortSignal): Promise<RunnerStream>
   /**
+   * Optional (runners with stream hosts): a live session is open on the engine. While any hold remains, the
+   * last stream host is kept when it has no stream (others still stop after their idle time), so a session's
+   * next utterance after a pause does not wait for a new host to start and load the model, nor pay its live
+   * decoders' setup again; without a stream host, one starts at once (loading while the user starts
+   * speaking). Returns the function that ends the hold (more calls do nothing).
+   */
+  holdStreams?(): () => void
+  /**
    * New `requestTimeoutMs` / `loadTimeoutMs` for the transcriptions and loads that start from now on (a
    * config edit of the timeouts needs no restart of the loaded engine).
    */

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { Value } from '@sinclair/typebox/value'
 import t, { type Test } from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
-import type { PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
+import { HYPOTHESIS_EVERY_SAMPLES, type PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
 import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import type { EngineCustomWord, EngineStream } from '../../../kernel/contracts/engine.ts'
 import { audioFixturesDir, readClip } from './clips.ts'
@@ -233,5 +233,96 @@ t.test(
       (await engine.transcribe({ samples: samples.subarray(0, 16000), customWords: [] })).text,
     )
     t.same(engine.liveDecoders, { busy: 0, idle: 1 })
+  },
+)
+
+t.test(
+  'live decoders are opened and set up once per dictionary version, not per utterance',
+  { skip },
+  async (t) => {
+    const engine = await newEngine(t)
+    const samples = await readClip(clip('librispeech-1089-134686-0001.wav'))
+    const counselled: EngineCustomWord[] = [{ text: 'Counselled', weight: null, aliases: ['counseled'] }]
+    const utterance = async (customWords: EngineCustomWord[], audio = samples.subarray(0, 16000)) => {
+      const stream = await engine.openStream({ customWords })
+      const partials = await feed(stream, audio)
+      return { partials, final: await stream.finish() }
+    }
+    // The first live decoder is opened for the custom words: it loads their dictionary at once.
+    const first = await utterance(counselled, samples)
+    t.ok(
+      first.partials.some((p) => /\bCounselled\b/.test(p.text)),
+      `the custom word in the partials: ${first.partials.at(-1)?.text}`,
+    )
+    t.equal(first.final.text, (await engine.transcribe({ samples, customWords: counselled })).text)
+    t.same(
+      engine.liveDecoderWork,
+      { opened: 1, dictionaryLoads: 0, searchBuilds: 1 },
+      'opened with their dictionary: no second dictionary load',
+    )
+    for (let i = 0; i < 5; i++) await utterance(counselled)
+    t.same(engine.liveDecoderWork, { opened: 1, dictionaryLoads: 0, searchBuilds: 1 }, '5 more: no more work')
+
+    // Two at once: a second decoder, set up once too.
+    const [a, b] = [
+      await engine.openStream({ customWords: counselled }),
+      await engine.openStream({ customWords: counselled }),
+    ]
+    await Promise.all([a.finish(), b.finish()])
+    for (let i = 0; i < 3; i++) await utterance(counselled)
+    t.same(engine.liveDecoderWork, { opened: 2, dictionaryLoads: 0, searchBuilds: 2 })
+
+    // A new dictionary version: a decoder switches once (its dictionary and search), then serves it as is.
+    const more = [...counselled, { text: 'Kubernetes', weight: 50, aliases: ['cube er net ease'] }]
+    for (let i = 0; i < 4; i++) await utterance(more)
+    t.same(engine.liveDecoderWork, { opened: 2, dictionaryLoads: 1, searchBuilds: 3 })
+    // Items of the old version still on the other decoder (set up for it): nothing to redo.
+    for (let i = 0; i < 3; i++) await utterance(counselled)
+    t.same(engine.liveDecoderWork, { opened: 2, dictionaryLoads: 1, searchBuilds: 3 })
+  },
+)
+
+t.test(
+  'the live pass asks for a hypothesis once per 100 ms of audio, however short the chunks',
+  { skip },
+  async (t) => {
+    const engine = await newEngine(t)
+    let partials = 0
+    for (const file of ['librispeech-1089-134686-0001.wav', 'librivox-austen-0880.wav']) {
+      const samples = await readClip(clip(file))
+      const stream = await engine.openStream({ customWords: [] })
+      // 32 ms chunks, as a server_vad session writes its windows.
+      const at: number[] = []
+      for (let i = 0; i < samples.length; i += 512) {
+        const partial = await stream.accept(samples.slice(i, i + 512))
+        if (partial) at.push(i + 512)
+      }
+      const gaps = at.slice(1).map((end, i) => end - (at[i] as number))
+      t.ok(gaps.length > 5, `${file}: ${at.length} partials`)
+      t.ok(
+        gaps.every((gap) => gap >= HYPOTHESIS_EVERY_SAMPLES),
+        `${file}: at least ${HYPOTHESIS_EVERY_SAMPLES} samples between partials (shortest ${Math.min(...gaps)})`,
+      )
+      t.equal((await stream.finish()).text, (await engine.transcribe({ samples, customWords: [] })).text)
+      partials += at.length
+    }
+    t.ok(partials > 0)
+  },
+)
+
+t.test(
+  'fallen behind: the live pass stops and gives its decoder back, the final is unchanged',
+  { skip },
+  async (t) => {
+    const engine = await newEngine(t)
+    const samples = await readClip(clip('librivox-austen-0880.wav'))
+    const stream = await engine.openStream({ customWords: [] })
+    const before = await feed(stream, samples.subarray(0, 32000))
+    t.ok(before.length > 0, 'partials before')
+    t.same(engine.liveDecoders, { busy: 1, idle: 0 })
+    stream.fallenBehind?.()
+    t.same(engine.liveDecoders, { busy: 0, idle: 1 }, 'its decoder is free for the next utterance')
+    t.same(await feed(stream, samples.subarray(32000)), [], 'no partials after')
+    t.equal((await stream.finish()).text, (await engine.transcribe({ samples, customWords: [] })).text)
   },
 )

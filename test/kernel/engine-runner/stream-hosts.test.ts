@@ -163,6 +163,29 @@ t.test('a stream host left without streams is stopped after its idle time', asyn
   t.not(pidOf(result), pid)
 })
 
+t.test('while a live session holds the streams, the last stream host outlives its idle time', async (t) => {
+  const runner = processRunner({}, { streamHostIdleMs: 100 })
+  t.teardown(() => runner.close())
+  const release = runner.holdStreams()
+  // A stream host starts with the hold, before any stream: the first utterance finds it loading or loaded.
+  const [pid] = runner.streamHostPids
+  t.equal(runner.streamHostPids.length, 1, 'a stream host starts with the hold')
+  const stream = await runner.openStream(noWords)
+  t.same(runner.streamHostPids, [pid], 'the first stream runs on it')
+  stream.write(audio(100))
+  await stream.finish()
+  // Ten idle times: a timer can fire late on a busy machine, never early.
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  t.same(runner.streamHostPids, [pid], 'kept')
+  const next = await runner.openStream(noWords)
+  next.write(audio(100))
+  t.equal(pidOf(await next.finish()), pid, 'the next utterance runs on it')
+  release()
+  release()
+  await waitForExit(pid as number)
+  t.same(runner.streamHostPids, [], 'stopped after its idle time once the hold ended')
+})
+
 t.test('a host whose engine has no openStream refuses with ENGINE_STREAMING_UNSUPPORTED', async (t) => {
   // No definition in the API process: the host finds out.
   const runner = createEngineRunner(fixtureRunner('fake'))
@@ -200,6 +223,32 @@ t.test('the engine hears of the finish at once, before the chunks queued ahead o
   const told = result.debug?.chunksAtFinishing
   t.ok(typeof told === 'number' && told < 10, `finishing() after ${told} of 10 chunks`)
 })
+
+t.test(
+  'a stream whose audio piles up in its host is told it has fallen behind; one that keeps up is not',
+  async (t) => {
+    // Each 100 ms chunk keeps the host 30 ms: 6 s written at once wait there (LIVE_LAG_SECONDS is 4).
+    const runner = processRunner({ acceptDelayMs: 30 }, { maxStreamHosts: 1 })
+    t.teardown(() => runner.close())
+    const piled = await runner.openStream(noWords)
+    for (let i = 0; i < 60; i++) piled.write(audio(100))
+    const result = await piled.finish()
+    t.equal(result.text.split(' ').length, 60, 'every chunk still reaches the final')
+    const told = result.debug?.chunksAtFallenBehind
+    t.ok(typeof told === 'number' && told < 60, `fallenBehind() after ${told} of 60 chunks`)
+
+    // Written no faster than the host takes them: never more than a chunk waits.
+    const paced = await runner.openStream(noWords)
+    for (let i = 0; i < 60; i++) {
+      const accepted = new Promise<void>((resolve) => paced.onPartial(() => resolve()))
+      paced.write(audio(100))
+      await accepted
+    }
+    const pacedResult = await paced.finish()
+    t.equal(pacedResult.text.split(' ').length, 60)
+    t.equal(pacedResult.debug?.chunksAtFallenBehind, null, 'never told')
+  },
+)
 
 t.test("a finish does not wait behind another stream's chunks queued on the same host", async (t) => {
   // 6 s of audio for the first stream, each second keeping the host busy 300 ms (a decoder's live pass).
