@@ -47,7 +47,10 @@ export class ProcessEngineRunner implements EngineRunner {
   readonly #streamHosts = new Set<EngineHost>()
   /** Stream hosts without streams, and the timer that stops each. */
   readonly #idleStreamHosts = new Map<EngineHost, NodeJS.Timeout>()
-  /** Live sessions open on the engine (holdStreams): the last stream host is kept while any is. */
+  /**
+   * Live sessions open on the engine (holdStreams): as many stream hosts as sessions (up to
+   * `maxStreamHosts`) are started and kept while they are open.
+   */
   #streamHolds = 0
   #loading: Promise<void> | null = null
   #loadFailed = false
@@ -155,16 +158,18 @@ export class ProcessEngineRunner implements EngineRunner {
 
   holdStreams(): () => void {
     this.#streamHolds++
-    // The session's first utterance should not wait for a host to start and load the model: one starts now.
-    if (!this.#closing && this.#liveStreamHosts().length === 0)
+    // A session's first utterance should not wait for a host to start and load the model, nor share a
+    // host (one core) with another session's utterance while a core is free: a host per open session
+    // starts now, up to the bound. Sessions speaking at once get as many hosts anyway (#pickStreamHost).
+    if (!this.#closing && this.#liveStreamHosts().length < this.#heldStreamHosts())
       this.#streamHostIdle(this.#spawn(this.#streamHosts))
     let held = true
     return () => {
       if (!held) return
       held = false
       this.#streamHolds--
-      // Hosts kept for the holds get their idle time from now.
-      if (this.#streamHolds === 0) for (const host of this.#liveStreamHosts()) this.#streamHostIdle(host)
+      // Hosts no longer kept for the holds get their idle time from now.
+      for (const host of this.#liveStreamHosts()) this.#streamHostIdle(host)
     }
   }
 
@@ -214,14 +219,27 @@ export class ProcessEngineRunner implements EngineRunner {
     }
   }
 
+  /** The stream hosts kept for the open live sessions: one each, up to the bound. */
+  #heldStreamHosts(): number {
+    return Math.min(this.#streamHolds, this.#maxStreamHosts())
+  }
+
+  #maxStreamHosts(): number {
+    return Math.max(1, this.#options.maxStreamHosts ?? os.availableParallelism())
+  }
+
   /** The least-loaded stream host, or a new one while every host has streams and there is room. */
   #pickStreamHost(): EngineHost {
     if (this.#closing) throw closedError(this.#options.engineId)
     const load = (host: EngineHost) => host.streamCount + host.streamReservations
-    const live = this.#liveStreamHosts().sort((a, b) => load(a) - load(b))
+    // The least loaded first, and among equals one whose model is loaded (a fresh host is still loading).
+    const loading = (host: EngineHost) => (host.status === 'loading' ? 1 : 0)
+    const live = this.#liveStreamHosts().sort((a, b) => load(a) - load(b) || loading(a) - loading(b))
     const least = live[0]
-    const most = Math.max(1, this.#options.maxStreamHosts ?? os.availableParallelism())
-    const host = least && (load(least) === 0 || live.length >= most) ? least : this.#spawn(this.#streamHosts)
+    const host =
+      least && (load(least) === 0 || live.length >= this.#maxStreamHosts())
+        ? least
+        : this.#spawn(this.#streamHosts)
     const timer = this.#idleStreamHosts.get(host)
     if (timer) clearTimeout(timer)
     this.#idleStreamHosts.delete(host)
@@ -236,7 +254,7 @@ export class ProcessEngineRunner implements EngineRunner {
       this.#idleStreamHosts.delete(host)
       if (host.streamCount + host.streamReservations > 0) return
       // Kept for the open sessions; the end of the last hold starts its idle time again.
-      if (this.#streamHolds > 0 && this.#liveStreamHosts().length === 1) return
+      if (this.#liveStreamHosts().length <= this.#heldStreamHosts()) return
       this.#options.logger.debug(
         { engine: this.#options.engineId, pid: host.pid },
         'stopping an idle stream host',

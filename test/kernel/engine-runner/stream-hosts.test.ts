@@ -186,6 +186,35 @@ t.test('while a live session holds the streams, the last stream host outlives it
   t.same(runner.streamHostPids, [], 'stopped after its idle time once the hold ended')
 })
 
+t.test(
+  'a stream host per open live session, up to the bound: two sessions speaking at once get two loaded hosts',
+  async (t) => {
+    const runner = processRunner({}, { streamHostIdleMs: 100, maxStreamHosts: 2 })
+    t.teardown(() => runner.close())
+    const releases = [runner.holdStreams(), runner.holdStreams(), runner.holdStreams()]
+    t.equal(runner.streamHostPids.length, 2, 'two hosts for three sessions on a bound of two')
+    const hosts = [...runner.streamHostPids]
+    const [first, second] = await Promise.all([runner.openStream(noWords), runner.openStream(noWords)])
+    for (const stream of [first, second]) stream?.write(audio(100))
+    const pids = (await Promise.all([first?.finish(), second?.finish()])).map((result) => pidOf(result))
+    t.same([...pids].sort(), [...hosts].sort(), 'the two utterances ran on the two hosts started for them')
+    // Ten idle times: a timer can fire late on a busy machine, never early.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    t.same(runner.streamHostPids, hosts, 'both kept while the sessions are open')
+    releases[0]?.()
+    releases[1]?.()
+    const stopped = await Promise.race(hosts.map((pid) => waitForExit(pid as number).then(() => pid)))
+    t.same(
+      runner.streamHostPids,
+      hosts.filter((pid) => pid !== stopped),
+      'one session left: one host kept',
+    )
+    releases[2]?.()
+    await waitForExit(runner.streamHostPids[0] as number)
+    t.same(runner.streamHostPids, [], 'stopped after its idle time once the last hold ended')
+  },
+)
+
 t.test('a host whose engine has no openStream refuses with ENGINE_STREAMING_UNSUPPORTED', async (t) => {
   // No definition in the API process: the host finds out.
   const runner = createEngineRunner(fixtureRunner('fake'))
