@@ -279,16 +279,18 @@ export class RedisJobBackend implements JobBackend {
   }
 
   /**
-   * Waits until the worker running `id` has stopped it. A worker that died holds it until its lock lapses
-   * and another worker takes it (and stops at once, seeing it cancelled): bounded by the lock and the
-   * stall check.
+   * Waits until the worker running `id` has stopped it: until it is completed, failed or gone. A job that
+   * has started passes through waiting again between its phases (a fanned-out job once its parts end,
+   * before a worker takes it for the join), so only an end counts. A worker that died holds it until its
+   * lock lapses and another worker takes it (and stops at once, seeing it cancelled): bounded by the lock
+   * and the stall check.
    */
   async #untilStopped(queue: Queue, id: string): Promise<void> {
     const { lockDurationMs, stalledIntervalMs } = this.#deps.configStore.current.jobs.redis
     const deadline = Date.now() + lockDurationMs + stalledIntervalMs + 5000
     while (Date.now() < deadline) {
       const state = await queue.getJobState(id)
-      if (state !== 'active' && state !== 'waiting-children') return
+      if (state === 'completed' || state === 'failed' || state === 'unknown') return
       await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS))
     }
   }
