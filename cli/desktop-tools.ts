@@ -23,39 +23,35 @@ type Session = 'wayland' | 'x11' | 'macos' | 'any'
 
 interface Candidate {
   name: string
-  args: string[]
+  /** The tool's arguments; typing tools pause `delayMs` between keys. */
+  args: (delayMs: number) => string[]
   session: Session
   backspaces?: (count: number) => string[]
-  /** The typing arguments with a pause of `ms` between keys (typing tools). */
-  typeArgs?: (ms: number) => string[]
 }
 
 const CLIPBOARD: Candidate[] = [
-  { name: 'wl-copy', args: [], session: 'wayland' },
-  { name: 'xclip', args: ['-selection', 'clipboard'], session: 'x11' },
-  { name: 'xsel', args: ['--clipboard', '--input'], session: 'x11' },
-  { name: 'pbcopy', args: [], session: 'macos' },
+  { name: 'wl-copy', args: () => [], session: 'wayland' },
+  { name: 'xclip', args: () => ['-selection', 'clipboard'], session: 'x11' },
+  { name: 'xsel', args: () => ['--clipboard', '--input'], session: 'x11' },
+  { name: 'pbcopy', args: () => [], session: 'macos' },
 ]
 
 const TYPING: Candidate[] = [
   {
     name: 'wtype',
-    args: ['-'],
-    typeArgs: (ms) => ['-d', String(ms), '-'],
+    args: (ms) => ['-d', String(ms), '-'],
     session: 'wayland',
     backspaces: (count) => Array.from({ length: count }, () => ['-k', 'BackSpace']).flat(),
   },
   {
     name: 'xdotool',
-    args: ['type', '--clearmodifiers', '--file', '-'],
-    typeArgs: (ms) => ['type', '--clearmodifiers', '--delay', String(ms), '--file', '-'],
+    args: (ms) => ['type', '--clearmodifiers', '--delay', String(ms), '--file', '-'],
     session: 'x11',
     backspaces: (count) => ['key', '--clearmodifiers', '--repeat', String(count), 'BackSpace'],
   },
   {
     name: 'ydotool',
-    args: ['type', '--file', '-'],
-    typeArgs: (ms) => ['type', '--key-delay', String(ms), '--file', '-'],
+    args: (ms) => ['type', '--key-delay', String(ms), '--file', '-'],
     session: 'any',
     // 14 is KEY_BACKSPACE (linux/input-event-codes.h): pressed and released.
     backspaces: (count) => Array.from({ length: count }, () => ['14:1', '14:0']).flat(),
@@ -85,7 +81,7 @@ export function findExecutable(name: string, env: NodeJS.ProcessEnv): string | n
   return null
 }
 
-function pick(candidates: Candidate[], env: NodeJS.ProcessEnv, delayMs?: number): DesktopTool | null {
+function pick(candidates: Candidate[], env: NodeJS.ProcessEnv, delayMs = 0): DesktopTool | null {
   const sessions = sessionsOf(env)
   const ordered = [
     ...candidates.filter((c) => sessions.includes(c.session)),
@@ -97,7 +93,7 @@ function pick(candidates: Candidate[], env: NodeJS.ProcessEnv, delayMs?: number)
       return {
         name: candidate.name,
         command,
-        args: delayMs !== undefined && candidate.typeArgs ? candidate.typeArgs(delayMs) : candidate.args,
+        args: candidate.args(delayMs),
         ...(candidate.backspaces ? { backspaces: candidate.backspaces } : {}),
       }
   }
