@@ -13,11 +13,7 @@ await import('@sinclair/typebox')
 await import('@sinclair/typebox/value')
 await import('@sinclair/typebox/compiler')
 await Promise.all(
-  [
-    'fastify',
-    'fastify-plugin',
-    '@fastify/multipart',
-    'awilix/browser',
-    'better-sqlite3',
-  ].map((name) => import(name)),
+  ['fastify', 'fastify-plugin', '@fastify/multipart', 'awilix/browser', 'better-sqlite3'].map(
+    (name) => import(name),
+  ),
 )
