@@ -26,7 +26,7 @@ import {
   shortWav,
 } from '../test/helpers/hostile-inputs.ts'
 import { freePort, untilHealthy } from '../test/helpers/serve.ts'
-import { benchLiveAbuse } from './abuse-live.ts'
+import { benchLiveAbuse, selected } from './abuse-live.ts'
 import { probeLatency } from './lib/health-probe.ts'
 import { median, round } from './lib/load.ts'
 
@@ -162,9 +162,7 @@ async function startServe(dir: string): Promise<{ child: ChildProcess; port: num
 }
 
 export async function benchAbuse(): Promise<Record<string, number | string>> {
-  // DICTUM_BENCH_ABUSE_ONLY=<part of a name> runs only the attacks whose name contains it (to find the costly one).
-  const only = process.env.DICTUM_BENCH_ABUSE_ONLY
-  const inputs = attacks().some((attack) => !only || attack.name.includes(only)) ? await benchInputs() : {}
+  const inputs = attacks().some((attack) => selected(attack.name)) ? await benchInputs() : {}
   return { ...inputs, ...(await benchLiveAbuse()) }
 }
 
@@ -187,8 +185,7 @@ async function benchInputs(): Promise<Record<string, number | string>> {
       JSON.stringify({ mode: 'replace', entries: rules }),
     )
     if (stored !== 200) throw new Error(`storing 1000 rules answered ${stored}`)
-    const only = process.env.DICTUM_BENCH_ABUSE_ONLY
-    const list = attacks().filter((attack) => !only || attack.name.includes(only))
+    const list = attacks().filter((attack) => selected(attack.name))
     // Warm-up: every attack once, and the health route.
     for (const attack of list) await attack.send(port)
     const health = `http://127.0.0.1:${port}/v1/health`

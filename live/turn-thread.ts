@@ -6,6 +6,7 @@
  * order the session sent them. The pool of idle detectors is kept by the other side (turn-detector-pool.ts).
  */
 import { parentPort } from 'node:worker_threads'
+import { lowerThisThreadPriority } from '../lib/thread-priority.ts'
 import { TurnDetector, type TurnDetectorOptions, type TurnEvent, WINDOW } from './turn-detector.ts'
 
 export type TurnRequest =
@@ -20,6 +21,9 @@ export type TurnRequest =
   | { op: 'accept'; id: number; seq: number; samples: Float32Array }
 
 export type TurnReply = { seq: number; turns: Array<TurnEvent | null> } | { seq: number; error: string }
+
+// Turn detection is background work: the API's event loop comes first for a core (lib/thread-priority.ts).
+lowerThisThreadPriority()
 
 const detectors = new Map<number, TurnDetector>()
 /** Why a detector could not be created: told to its first `accept`. */

@@ -78,17 +78,23 @@ function bodyWorker(): Worker {
   return started
 }
 
-/** Parses `bytes` (parse.ts) in the body worker; also used for large realtime frames (routes/realtime). */
+/**
+ * Parses `bytes` (parse.ts) in the body worker; also used for large realtime frames (routes/realtime).
+ * `handOver`: the caller is done with `bytes`, which the worker may then take without a copy when they are
+ * a whole buffer of their own (not a slice of a pooled or shared one); `bytes` are then left empty.
+ */
 export function parseOffThread(
   bytes: Buffer,
   request: ParseRequest,
+  { handOver = false } = {},
 ): Promise<{ parsed: ParsedBody; decoded: Record<string, Uint8Array | null> }> {
   return new Promise((resolve, reject) => {
     const id = nextId++
     pending.set(id, { resolve, reject })
-    // The request's bytes are copied into memory the worker then owns (the body buffer may be pooled).
-    const copy = new Uint8Array(bytes)
-    bodyWorker().postMessage({ id, bytes: copy, ...request }, [copy.buffer])
+    // Otherwise the bytes are copied into memory the worker then owns (the body buffer may be pooled).
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    const moved = handOver && whole ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes)
+    bodyWorker().postMessage({ id, bytes: moved, ...request }, [moved.buffer as ArrayBuffer])
     // A request waiting for its body keeps the process alive (an in-process app has no socket that would).
     keepAlive ??= setInterval(() => {}, 60_000)
   })

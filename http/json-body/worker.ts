@@ -4,7 +4,11 @@
  * Decoded base64 comes back as transferred memory, never copied.
  */
 import { parentPort } from 'node:worker_threads'
+import { lowerThisThreadPriority } from '../../lib/thread-priority.ts'
 import { type ParseRequest, parseBody } from './parse.ts'
+
+// Parsing megabytes is background work: the API's event loop comes first for a core (lib/thread-priority.ts).
+lowerThisThreadPriority()
 
 interface WorkerRequest extends ParseRequest {
   id: number

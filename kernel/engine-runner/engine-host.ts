@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { DictumError } from '../../errors/catalogue.ts'
+import { lowerProcessPriority } from '../../lib/thread-priority.ts'
 import type {
   EngineStreamOptions,
   EngineTranscribeRequest,
@@ -125,6 +126,8 @@ export class EngineHost {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { ...process.env, DICTUM_ENGINE_HOST_PARENT_PID: String(process.pid) },
     })
+    // Below the API's priority: a host decoding flat out must not keep the event loop from a core.
+    if (this.#child.pid !== undefined) lowerProcessPriority(this.#child.pid)
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => this.#loadTimedOut(), options.loadTimeoutMs)
       this.#settleLoad = { resolve, reject, timer }
@@ -268,8 +271,11 @@ export class EngineHost {
 
   #onMessage(message: HostMessage): void {
     const { engineId, moduleSource, context } = this.#options
-    if (message.type === 'hello') this.#send({ type: 'init', engineId, moduleSource, context })
-    else if (message.type === 'ready') this.#loaded()
+    if (message.type === 'hello') {
+      // again, now that the host's runtime has started its threads (some may have begun before the fork's)
+      if (this.#child.pid !== undefined) lowerProcessPriority(this.#child.pid)
+      this.#send({ type: 'init', engineId, moduleSource, context })
+    } else if (message.type === 'ready') this.#loaded()
     else if (message.type === 'load-error') this.#loadFailed(loadFailure(engineId, message.error))
     else if (
       message.type.startsWith('stream-') ||

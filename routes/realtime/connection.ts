@@ -181,9 +181,13 @@ export class RealtimeConnection {
       if (command) this.#enqueue(data.length, () => this.#apply(command))
       return
     }
-    const parsed = parseOffThread(data, FRAME_PARSE).then(({ parsed, decoded }) => frameOf(parsed, decoded))
+    const bytes = data.length
+    // ws is done with a message it has emitted: its bytes go to the worker without a copy
+    const parsed = parseOffThread(data, FRAME_PARSE, { handOver: true }).then(({ parsed, decoded }) =>
+      frameOf(parsed, decoded),
+    )
     parsed.catch(() => {})
-    this.#enqueue(data.length, async () => {
+    this.#enqueue(bytes, async () => {
       const command = this.#read(await parsed)
       if (command) await this.#apply(command)
     })

@@ -46,6 +46,11 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       // Only `realtime` is ever chosen; ws would otherwise answer the first protocol offered, which may be
       // the token. A client that offers subprotocols but not `realtime` gets none, and its handshake fails.
       handleProtocols: (offered) => (offered.has(REALTIME_SUBPROTOCOL) ? REALTIME_SUBPROTOCOL : false),
+      // One frame per connection per turn of the event loop (issue 28 items 1–2): ws otherwise handles every
+      // frame it has read at once, and libuv reads up to 32 × 64 KB from a socket per turn, so a client
+      // sending as fast as it can had hundreds of frames parsed before any other request was answered. The
+      // frames it has not taken wait in the socket: the client is slowed down (TCP), not buffered for.
+      allowSynchronousEvents: false,
     },
     // An edit of realtime.maxFrameBytes applies to the next session.
     maxPayload: () => configStore.current.realtime.maxFrameBytes,

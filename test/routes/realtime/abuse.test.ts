@@ -2,7 +2,8 @@
  * /v1/realtime against hostile clients (issue 28 items 2, 4, 8, 11), over real loopback WebSockets on the
  * fixture engine and the real Silero VAD: a noise flood is closed with 1008, a client that stops reading is
  * dropped with what is queued for it bounded, event ids are capped, thresholds the VAD cannot take are
- * refused, and frames that are not events are logged at debug and end a connection that keeps sending them.
+ * refused, and frames that are not events are logged at debug and end a connection that keeps sending them;
+ * a burst of frames is handled one frame per turn of the event loop.
  */
 import { randomBytes } from 'node:crypto'
 import type { Socket } from 'node:net'
@@ -26,6 +27,28 @@ t.test('a flood of noise faster than it can be processed gets audio_too_fast and
   const error = client.ofType('error')[0]
   t.equal(error?.error.code, 'audio_too_fast')
   t.match(error?.error.message, /realtime\.maxQueuedAudioSeconds/)
+})
+
+t.test('a burst of frames is taken one per turn of the event loop, other requests between', async (t) => {
+  const app = await build(t)
+  const port = await listen(t, app)
+  const client = await openRealtime(t, port)
+  await client.next('session.created')
+  // Before, every frame read from the socket (libuv reads up to 32 × 64 KB a turn) was handled at once:
+  // a client sending as fast as it could kept every other request waiting (issue 28 items 1–2).
+  const frames = 1000
+  let turns = 0
+  let counting = true
+  const spin = () => {
+    if (!counting) return
+    turns++
+    setImmediate(spin)
+  }
+  setImmediate(spin)
+  for (let i = 0; i < frames; i++) client.send({ type: 'input_audio_buffer.clear' })
+  await client.waitFor(() => client.ofType('input_audio_buffer.cleared').length >= frames)
+  counting = false
+  t.ok(turns >= frames, `the event loop turned ${turns} times while ${frames} frames were handled`)
 })
 
 t.test(
