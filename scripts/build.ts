@@ -141,6 +141,10 @@ const ESBUILD_OPTIONS: BuildOptions = {
   platform: 'node',
   target: 'node20',
   sourcemap: 'linked',
+  // Less to parse at each start (~10 % of dictum serve's CPU until it answers); names stay, and the
+  // source maps beside the files give the lines (node --enable-source-maps).
+  minifyWhitespace: true,
+  minifySyntax: true,
   metafile: true,
   logLevel: 'warning',
   plugins: [moduleUrls, packagesOutside],
