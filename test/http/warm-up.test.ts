@@ -1,8 +1,9 @@
 /**
  * What `dictum serve` loads after it listens (http/warm-up.ts): the tasks run once, in order, in the
  * background; a failing task is logged and the next ones still run; a stopped warm-up starts no more tasks.
- * And the server starts it after its first answer: the OpenAPI document, the WebSocket server and the web
- * app's files are then ready before any request asks for them.
+ * And the server starts it after its first answer: the OpenAPI document, the WebSocket server, the live
+ * sessions' VAD model and turn-detection thread, and the web app's files are then ready before any request
+ * asks for them.
  */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
