@@ -3,7 +3,7 @@
  * and the modules named in config `plugins` (paths or package names). Every definition's metadata is checked
  * here, at boot, so a broken plugin is a clear boot error naming the plugin, never a failure at first request.
  */
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -47,12 +47,40 @@ export function builtInModules(folder: 'engines' | 'providers', root = REPO_ROOT
 
 /** Resolves a config `plugins` entry (absolute path or package name) to an importable specifier. */
 export function resolvePluginSpecifier(specifier: string, baseDir: string): string {
-  if (path.isAbsolute(specifier)) return specifier
+  if (path.isAbsolute(specifier)) return isFolder(specifier) ? folderEntry(specifier) : specifier
   try {
     return createRequire(path.join(baseDir, 'noop.js')).resolve(specifier)
   } catch {
     return specifier
   }
+}
+
+function isFolder(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isDirectory() === true
+}
+
+/**
+ * A plugin named by its folder (a package not installed, docs/plugins.md): the file an import of the package
+ * would load, its package.json's `exports` (or `main`), else index.js. Node imports no folder (the TypeScript
+ * loader of a checkout did, so only an installed dictum failed on one).
+ */
+function folderEntry(dir: string): string {
+  const file = path.join(dir, 'package.json')
+  const manifest = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as { exports?: unknown; main?: unknown })
+    : {}
+  const main = typeof manifest.main === 'string' ? manifest.main : undefined
+  return path.join(dir, exportedEntry(manifest.exports) ?? main ?? 'index.js')
+}
+
+/** The file `exports` gives an import of the package itself: a string, or `.`'s import/node/default. */
+function exportedEntry(exports: unknown): string | undefined {
+  const root = exports !== null && typeof exports === 'object' && '.' in exports ? exports['.'] : exports
+  if (typeof root === 'string') return root
+  if (root === null || typeof root !== 'object') return undefined
+  const conditions = root as Record<string, unknown>
+  const file = ['import', 'node', 'default'].map((c) => conditions[c]).find((f) => typeof f === 'string')
+  return file as string | undefined
 }
 
 /** Imports every plugin module and checks every definition; throws PLUGIN_* errors naming the module. */

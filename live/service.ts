@@ -18,7 +18,7 @@ import { liveErrors } from './errors.ts'
 import { LiveSessionImpl } from './session.ts'
 import { thresholdProblem } from './turn-detector.ts'
 import { TurnDetectorPool } from './turn-detector-pool.ts'
-import type { LiveEventListener, LiveService, LiveSession, LiveSessionOptions } from './types.ts'
+import type { LiveEventListener, LiveService, LiveSession, LiveSessionOptions, ServerVad } from './types.ts'
 
 interface Deps {
   engines: EngineRegistry
@@ -104,6 +104,21 @@ export class LiveSessions implements LiveService {
       engine.release()
       throw error
     }
+  }
+
+  async warmUp(turnDetection: ServerVad): Promise<void> {
+    const segmenter = await this.#deps.vad.segmenter()
+    if (!segmenter || this.#closed) return
+    const config = this.#deps.configStore.current
+    // The settings a session's detector gets (session.ts), so that the first session reuses this one.
+    await this.turnDetectors.warmUp({
+      model: segmenter.model.file,
+      threshold: turnDetection.threshold,
+      silenceDurationMs: turnDetection.silenceDurationMs,
+      minSpeechSeconds: config.vad.minSpeechSeconds,
+      maxUtteranceSeconds: config.realtime.maxUtteranceSeconds,
+      origin: 0,
+    })
   }
 
   /** Cancels every session (the app is closing). */

@@ -78,6 +78,20 @@ export class TurnDetectorPool {
     this.#idleCount++
   }
 
+  /**
+   * Starts the thread and creates a detector with these settings, waiting until its model is loaded, then
+   * keeps it idle: the first session with the same settings takes it (the warm-up after listening).
+   */
+  async warmUp(options: TurnDetectorOptions): Promise<void> {
+    const detector = this.acquire(options)
+    try {
+      await detector.accept(new Float32Array(0))
+    } finally {
+      // (a pool cleared meanwhile has no thread to give it back to: releasing would start one)
+      if (this.#worker) this.release(detector, options)
+    }
+  }
+
   get idle(): number {
     return this.#idleCount
   }

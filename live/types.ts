@@ -145,4 +145,9 @@ export interface LiveService {
   open(options: LiveSessionOptions, listener: LiveEventListener): Promise<LiveSession>
   /** Sessions open now. */
   readonly openSessions: number
+  /**
+   * Loads what a first session with server VAD `turnDetection` would wait for (the VAD model, the
+   * turn-detection thread and a detector), so that it does not: the warm-up after listening.
+   */
+  warmUp(turnDetection: ServerVad): Promise<void>
 }

@@ -16,6 +16,7 @@ import type { Feature } from '../../kernel/container.ts'
 import { liveErrors } from '../../live/errors.ts'
 import { chooseModel } from '../../models/model-choice.ts'
 import { enginesWithLogprobs } from '../../transcription/logprobs.ts'
+import { DEFAULT_SERVER_VAD } from './client-events.ts'
 import { RealtimeConnection } from './connection.ts'
 import { realtimeErrors } from './error-codes.ts'
 
@@ -66,6 +67,11 @@ export const realtimeRoutes = routePlugin('realtime', async (app) => {
       socket.terminate()
     },
   })
+  // What a first session would wait for besides its engine (the VAD model, the turn-detection thread and a
+  // detector with the default settings) is loaded once listening (http/warm-up.ts).
+  app.warmUp.add('live sessions (the VAD model, the turn-detection thread)', () =>
+    live.warmUp(DEFAULT_SERVER_VAD),
+  )
   // Shutdown: every session is told before the sockets go.
   app.addHook('preClose', async () => {
     for (const connection of connections) connection.shutdown()

@@ -1,13 +1,15 @@
 /**
  * What `dictum serve` loads after it listens (http/warm-up.ts): the tasks run once, in order, in the
  * background; a failing task is logged and the next ones still run; a stopped warm-up starts no more tasks.
- * And the server starts it after its first answer: the OpenAPI document, the WebSocket server and the web
- * app's files are then ready before any request asks for them.
+ * And the server starts it after its first answer: the OpenAPI document, the WebSocket server, the live
+ * sessions' VAD model and turn-detection thread, and the web app's files are then ready before any request
+ * asks for them.
  */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { WarmUp } from '../../http/warm-up.ts'
+import type { LiveSessions } from '../../live/service.ts'
 import { startServer } from '../../server/server.ts'
 import { FIXTURE_ENGINE, FIXTURE_PROVIDER, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'
@@ -74,10 +76,19 @@ t.test('dictum serve warms up once listening', async (t) => {
   t.teardown(() => server.close())
   const port = server.listener.address!.port
   t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200)
-  const all = ['the OpenAPI document and Swagger UI', 'the WebSocket server', 'the web app files']
+  const all = [
+    'the OpenAPI document and Swagger UI',
+    'the WebSocket server',
+    'live sessions (the VAD model, the turn-detection thread)',
+    'the web app files',
+  ]
   // Started by the server after its first answer, without any request for these routes.
   await waitFor(() => server.app.warmUp.finished.length === all.length, 'the warm-up')
-  t.same([...server.app.warmUp.finished].sort(), all, 'every warm-up task ran once')
+  t.same([...server.app.warmUp.finished].sort(), [...all].sort(), 'every warm-up task ran once')
+  // A first realtime session finds a detector with the default settings ready (its model loaded).
+  const { turnDetectors } = server.app.dictum.live as LiveSessions
+  t.equal(turnDetectors.created, 1, 'the warm-up made one turn detector')
+  t.equal(turnDetectors.idle, 1, 'and keeps it for the first session')
   const doc = await rawRequest({ port, path: '/v1/openapi.json' })
   t.equal(doc.status, 200)
   t.equal(doc.json.openapi, '3.1.0')

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { discoverPlugins } from '../../kernel/discovery.ts'
+import { discoverPlugins, resolvePluginSpecifier } from '../../kernel/discovery.ts'
 import { buildApp } from '../../server/app.ts'
 import { build, FIXTURES, injectJson, tempDir, testConfig } from '../helpers/build.ts'
 
@@ -108,4 +108,23 @@ t.test('providers are listed by the registry with the active one', async (t) => 
     list.find((p) => p.id === 'fixture-upper'),
     { active: true, builtIn: false, status: 'discovered' },
   )
+})
+
+t.test('a plugin named by its folder is the file its package exports (Node imports no folder)', async (t) => {
+  const dir = tempDir(t)
+  const folder = (name: string, manifest: object | null) => {
+    mkdirSync(path.join(dir, name))
+    if (manifest) writeFileSync(path.join(dir, name, 'package.json'), JSON.stringify(manifest))
+    return path.join(dir, name)
+  }
+  const exported = folder('exported', { type: 'module', exports: './engine.js' })
+  t.equal(resolvePluginSpecifier(exported, dir), path.join(exported, 'engine.js'))
+  const conditional = folder('conditional', { exports: { '.': { types: './x.d.ts', import: './esm.js' } } })
+  t.equal(resolvePluginSpecifier(conditional, dir), path.join(conditional, 'esm.js'))
+  const main = folder('main', { main: 'lib/main.js' })
+  t.equal(resolvePluginSpecifier(main, dir), path.join(main, 'lib/main.js'))
+  const bare = folder('bare', null)
+  t.equal(resolvePluginSpecifier(bare, dir), path.join(bare, 'index.js'))
+  const file = path.join(exported, 'engine.js')
+  t.equal(resolvePluginSpecifier(file, dir), file, 'a file stays itself')
 })

