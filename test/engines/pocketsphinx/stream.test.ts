@@ -91,6 +91,31 @@ t.test('real speech in 40 ms chunks: growing partials, the final is transcribe()
   t.ok(earlierWordRevised / partialCount < 0.4, 'partials mostly extend the earlier ones')
 })
 
+t.test(
+  "the final keeps the file search whatever the live pass's: maxHmmsPerFrame reaches both transcribe() and the final",
+  { skip },
+  async (t) => {
+    // 30000 (the library's default) for the file search, while the live pass keeps its 5000: a final taken
+    // from the live pass's search would differ from transcribe() here.
+    const wide = { ...options, maxHmmsPerFrame: 30000 }
+    const engine = (await pocketsphinx.create({ ...context, options: wide })) as PocketsphinxEngine
+    t.teardown(() => engine.close())
+    await engine.load()
+    for (const file of ['jfk.wav', 'librivox-austen-0870.wav']) {
+      const samples = await readClip(clip(file))
+      const whole = await engine.transcribe({ samples, customWords: [] })
+      const stream = await engine.openStream({ customWords: [] })
+      await feed(stream, samples)
+      const final = await stream.finish()
+      t.same(
+        { text: final.text, words: final.words },
+        { text: whole.text, words: whole.words },
+        `${file}: "${final.text}"`,
+      )
+    }
+  },
+)
+
 t.test('custom words reach the stream: partials and final', { skip }, async (t) => {
   const engine = await newEngine(t)
   const samples = await readClip(clip('librispeech-1089-134686-0001.wav'))
