@@ -299,8 +299,9 @@ async function measureCapacity(
   const figures: Record<string, number | string> = {}
   const single = await live(port, clip, turns)
   const bound = single.latencyMs + 1000
-  figures[`${label}, 1 session: last chunk → completed ms (items)`] =
-    `${round(single.latencyMs, 0)} (${single.items}) ${loadNote()}`
+  const singleGap = single.gapsMs.length > 0 ? Math.max(...single.gapsMs) : Number.NaN
+  figures[`${label}, 1 session: last chunk → completed ms (items); longest delta gap ms`] =
+    `${round(single.latencyMs, 0)} (${single.items}); ${round(singleGap, 0)} ${loadNote()}`
   let kept = 1
   for (const n of [2, 4, 6, 8, 12, 16]) {
     // N sessions of one second at once first: the stream hosts they need are started and warm (a stream host
