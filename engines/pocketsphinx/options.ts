@@ -35,6 +35,13 @@ export const PocketsphinxOptionsSchema = Type.Object(
       description:
         'Score the acoustic model on every Nth frame (pocketsphinx -ds). 2 by default: faster, and no less accurate on the shared clips; 1 scores every frame.',
     }),
+    maxHmmsPerFrame: Type.Integer({
+      minimum: 100,
+      maximum: 100000,
+      default: 5000,
+      description:
+        "Most HMMs the search keeps active per frame (pocketsphinx -maxhmmpf; the library's default is 30000). 5000 by default: about 40 % less CPU per transcription and per live utterance's final text, and no less accurate on the shared clips.",
+    }),
     adaptAcrossRequests: Type.Boolean({
       default: false,
       description:
@@ -62,28 +69,44 @@ export const PocketsphinxOptionsSchema = Type.Object(
 
 export type PocketsphinxOptions = Static<typeof PocketsphinxOptionsSchema>
 
-/** The search and front-end settings passed to the decoder, as pocketsphinx command-line arguments. */
-export function searchArguments(
-  options: Pick<PocketsphinxOptions, 'fwdflat' | 'frameDownsample' | 'adaptAcrossRequests'>,
-): string[] {
-  const search = ['-fwdflat', options.fwdflat ? 'yes' : 'no', '-ds', String(options.frameDownsample)]
+/** The options that make the search and front-end settings. */
+export type SearchOptions = Pick<
+  PocketsphinxOptions,
+  'fwdflat' | 'frameDownsample' | 'maxHmmsPerFrame' | 'adaptAcrossRequests'
+>
+
+/** HMMs active per frame at most in the live pass (below `maxHmmsPerFrame` when that is set higher). */
+const LIVE_MAX_HMMS_PER_FRAME = 5000
+
+/**
+ * The search and front-end settings passed to the decoder, as pocketsphinx command-line arguments: those of
+ * a file transcription, and so of a live utterance's final text (stream.ts).
+ */
+export function searchArguments(options: SearchOptions): string[] {
+  const search = [
+    '-fwdflat',
+    options.fwdflat ? 'yes' : 'no',
+    '-ds',
+    String(options.frameDownsample),
+    '-maxhmmpf',
+    String(options.maxHmmsPerFrame),
+  ]
   if (options.adaptAcrossRequests) return search
   // Each utterance normalised on its own mean, with no noise or silence estimate kept from earlier ones.
   return [...search, '-cmn', 'batch', '-remove_noise', 'no', '-remove_silence', 'no']
 }
 
 /**
- * The live pass's search (stream.ts): the file search with at most 5000 HMMs active per frame (the
- * library's default is 30000) and at most 10 words ending per frame (default: no limit). Measured in process
- * on the shared clips (`npm run bench -- live-cpu`, docs/live.md): 148 against 190 ms of CPU per second of
+ * The live pass's search (stream.ts): the file search with at most 5000 HMMs active per frame (whatever
+ * `maxHmmsPerFrame` is) and at most 10 words ending per frame (default: no limit). Measured in process on
+ * the shared clips (`npm run bench -- live-cpu`, docs/live.md): 148 against 190 ms of CPU per second of
  * audio for the earlier `-maxhmmpf 10000` (22 % less), the same deltas (WER 0.336) and the longest gap
  * between deltas per clip 250 ms (median; 200 before); 4000 made the deltas worse (WER 0.397), as `-topn 2`
  * and `-ds 3` did. The final keeps the file search exactly.
  */
-export function liveSearchArguments(
-  options: Pick<PocketsphinxOptions, 'fwdflat' | 'frameDownsample' | 'adaptAcrossRequests'>,
-): string[] {
-  return [...searchArguments(options), '-maxhmmpf', '5000', '-maxwpf', '10']
+export function liveSearchArguments(options: SearchOptions): string[] {
+  const maxHmmsPerFrame = Math.min(options.maxHmmsPerFrame, LIVE_MAX_HMMS_PER_FRAME)
+  return [...searchArguments({ ...options, maxHmmsPerFrame }), '-maxwpf', '10']
 }
 
 export interface ModelPaths {

@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import {
+  liveSearchArguments,
   type PocketsphinxOptions,
   PocketsphinxOptionsSchema,
   resolveModelPaths,
@@ -33,28 +34,43 @@ t.test('model paths: defaults, relative paths, overrides', async (t) => {
 const installed = (await probe({}))?.available === true
 const skip = installed ? false : 'pocketsphinx is not installed on this machine'
 
-t.test('search settings: default and full search as pocketsphinx arguments', async (t) => {
-  t.same(searchArguments(defaults), [
-    '-fwdflat',
-    'no',
-    '-ds',
-    '2',
-    '-cmn',
-    'batch',
-    '-remove_noise',
-    'no',
-    '-remove_silence',
-    'no',
-  ])
-  t.same(searchArguments({ fwdflat: true, frameDownsample: 1, adaptAcrossRequests: true }), [
-    '-fwdflat',
-    'yes',
-    '-ds',
-    '1',
-  ])
-  t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 0 }), 'ds below 1 refused')
-  t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 1.5 }), 'ds must be whole')
-})
+t.test(
+  "search settings: default and full search as pocketsphinx arguments, and the live pass's",
+  async (t) => {
+    t.same(searchArguments(defaults), [
+      '-fwdflat',
+      'no',
+      '-ds',
+      '2',
+      '-maxhmmpf',
+      '5000',
+      '-cmn',
+      'batch',
+      '-remove_noise',
+      'no',
+      '-remove_silence',
+      'no',
+    ])
+    t.same(
+      searchArguments({
+        fwdflat: true,
+        frameDownsample: 1,
+        maxHmmsPerFrame: 30000,
+        adaptAcrossRequests: true,
+      }),
+      ['-fwdflat', 'yes', '-ds', '1', '-maxhmmpf', '30000'],
+    )
+    // The final text of a live utterance is the file search's; the live pass searches at most 5000 HMMs per
+    // frame whatever the file search does, and fewer when it does.
+    const live = ['-fwdflat', 'no', '-ds', '2', '-maxhmmpf', '5000', '-cmn', 'batch']
+    const rest = ['-remove_noise', 'no', '-remove_silence', 'no', '-maxwpf', '10']
+    t.same(liveSearchArguments(defaults), [...live, ...rest])
+    t.same(liveSearchArguments({ ...defaults, maxHmmsPerFrame: 30000 }), [...live, ...rest])
+    t.same(liveSearchArguments({ ...defaults, maxHmmsPerFrame: 3000 })[5], '3000')
+    t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 0 }), 'ds below 1 refused')
+    t.notOk(Value.Check(PocketsphinxOptionsSchema, { ...defaults, frameDownsample: 1.5 }), 'ds must be whole')
+  },
+)
 
 t.test('probe: unavailable with a reason and the fix when files are missing', { skip }, async (t) => {
   // A folder outside the models directory is shown as configured; one inside it as `models/…`.

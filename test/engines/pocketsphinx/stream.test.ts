@@ -91,6 +91,63 @@ t.test('real speech in 40 ms chunks: growing partials, the final is transcribe()
   t.ok(earlierWordRevised / partialCount < 0.4, 'partials mostly extend the earlier ones')
 })
 
+t.test(
+  "the final keeps the file search whatever the live pass's: maxHmmsPerFrame reaches both transcribe() and the final",
+  { skip },
+  async (t) => {
+    // 30000 (the library's default) for the file search, while the live pass keeps its 5000: a final taken
+    // from the live pass's search would differ from transcribe() here.
+    const wide = { ...options, maxHmmsPerFrame: 30000 }
+    const engine = (await pocketsphinx.create({ ...context, options: wide })) as PocketsphinxEngine
+    t.teardown(() => engine.close())
+    await engine.load()
+    for (const file of ['jfk.wav', 'librivox-austen-0870.wav']) {
+      const samples = await readClip(clip(file))
+      const whole = await engine.transcribe({ samples, customWords: [] })
+      const stream = await engine.openStream({ customWords: [] })
+      await feed(stream, samples)
+      const final = await stream.finish()
+      t.same(
+        { text: final.text, words: final.words },
+        { text: whole.text, words: whole.words },
+        `${file}: "${final.text}"`,
+      )
+    }
+  },
+)
+
+t.test(
+  "a final is decoded off the event loop: another stream's live pass goes on meanwhile, the texts unchanged",
+  { skip },
+  async (t) => {
+    const engine = await newEngine(t)
+    const long = await readClip(clip('jfk.wav'))
+    const short = await readClip(clip('goforward.wav'))
+    const [longText, shortText] = [
+      (await engine.transcribe({ samples: long, customWords: [] })).text,
+      (await engine.transcribe({ samples: short, customWords: [] })).text,
+    ]
+    const a = await engine.openStream({ customWords: [] })
+    const b = await engine.openStream({ customWords: [] })
+    await feed(a, long)
+    let aEnded = false
+    const aFinal = a.finish().then((result) => {
+      aEnded = true
+      return result
+    })
+    // The event loop does not turn while b is fed (each accept returns at once), so a's final can only have
+    // ended by now if its search ran on the event loop, before a.finish() returned.
+    const partials = await feed(b, short)
+    t.equal(aEnded, false, "a's final was still being decoded while b's chunks were taken")
+    t.ok(partials.length > 0, `b's live pass gave partials meanwhile (${partials.length})`)
+    // b's final waits for the batch decoder, which a's final holds.
+    const bFinal = b.finish()
+    t.equal((await aFinal).text, longText, "a's final is transcribe()'s")
+    t.equal((await bFinal).text, shortText, "b's final is transcribe()'s")
+    t.same(engine.liveDecoders, { busy: 0, idle: 2 }, 'both live decoders are back')
+  },
+)
+
 t.test('custom words reach the stream: partials and final', { skip }, async (t) => {
   const engine = await newEngine(t)
   const samples = await readClip(clip('librispeech-1089-134686-0001.wav'))
