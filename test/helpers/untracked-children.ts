@@ -35,8 +35,10 @@ if (childLog !== undefined) {
   const { appendFileSync } = await import('node:fs')
   const { basename } = await import('node:path')
   const seen = new Set<string>()
-  const spawnChild = ChildProcess.prototype.spawn
-  ChildProcess.prototype.spawn = function (this: InstanceType<typeof ChildProcess>, options) {
+  // ChildProcess.prototype.spawn (undocumented, so untyped) is what spawn, execFile, exec and fork call.
+  const prototype = ChildProcess.prototype as unknown as { spawn: (options: { file: string }) => unknown }
+  const spawnChild = prototype.spawn
+  prototype.spawn = function (this: unknown, options) {
     const command = basename(String(options.file))
     if (!seen.has(command)) {
       seen.add(command)
