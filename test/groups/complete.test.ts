@@ -28,6 +28,17 @@ t.test("package.json's tap.include: the group files and the ALONE files", async 
   t.same(groupFilesOnDisk, Object.keys(GROUPS).sort(), 'one file in test/groups/ per group')
 })
 
+t.test(
+  "no grouped file takes the root test's testdir (every file of a group would share its folder)",
+  async (t) => {
+    const grouped = Object.keys(GROUPS).flatMap((name) => groupFiles(name))
+    for (const file of grouped) {
+      const source = readFileSync(path.join(repoRoot, file), 'utf8')
+      t.notMatch(source, /^\S.*\bt\.testdir\(/mu, `${file}: a root-level t.testdir() (use tempDir)`)
+    }
+  },
+)
+
 t.test('a group of a folder leaves out what a deeper group claims', async (t) => {
   t.ok(groupFiles('routes-openai').every((file) => file.startsWith('test/routes/openai/')))
   t.notOk(groupFiles('routes').some((file) => file.startsWith('test/routes/openai/')))
