@@ -203,7 +203,9 @@ test('close is idempotent, removes the derived bpe.vocab and refuses later work'
   const saved = process.env.TMPDIR
   process.env.TMPDIR = tmp
   t.teardown(() => {
-    process.env.TMPDIR = saved
+    // process.env turns undefined into the string "undefined": a TMPDIR the later tests of a group would use
+    if (saved === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = saved
   })
   t.equal(os.tmpdir(), tmp)
   const instance = await engine.create({
