@@ -4,9 +4,10 @@ import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder } from '../../audio/index.ts'
 import { isDictumError } from '../../errors/catalogue.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { audioFixturesDir, encodeWav, tone } from '../helpers/wav.ts'
 
-const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: t.testdir() })
+const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: tempDir(t) })
 t.teardown(() => decoder.close())
 const jfkMp3 = path.join(audioFixturesDir, 'original-formats', 'jfk.mp3')
 

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { AudioDecoder, type AudioSource } from '../../audio/index.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { audioFixturesDir, encodeWav, sameSamples, tone } from '../helpers/wav.ts'
 
-const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: t.testdir() })
+const decoder = new AudioDecoder({ maxSeconds: 7200, tempDir: tempDir(t) })
 t.teardown(() => decoder.close())
 
 async function streamAll(source: AudioSource, chunkSeconds: number) {

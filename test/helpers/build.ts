@@ -1,6 +1,4 @@
 /** Builds a real app on a temp data dir for a test, and closes it on teardown. */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
 import { resolveConfig } from '../../config/load.ts'
@@ -10,6 +8,7 @@ import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
 import { type BuildOptions, buildApp, type DictumApp } from '../../server/app.ts'
 import { ConfigSchema } from '../../server/config-schema.ts'
 import { listen } from './http.ts'
+import { tempDir } from './temp-dir.ts'
 
 /**
  * The built-in engines run in the test process unless a test asks for isolation (`runnerFactory`): the
@@ -27,12 +26,7 @@ export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures')
 export const FIXTURE_ENGINE = path.join(FIXTURES, 'plugins/good-engine.ts')
 export const FIXTURE_PROVIDER = path.join(FIXTURES, 'plugins/good-provider.ts')
 
-/** A fresh temp folder, removed on teardown. */
-export function tempDir(t: Test, prefix = 'dictum-test-'): string {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+export { tempDir }
 
 /**
  * A config like the user's, with a fresh temp dataDir unless one is given, silent logs, and the fixture

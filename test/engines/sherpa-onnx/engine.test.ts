@@ -11,6 +11,7 @@ import t, { type Test } from 'tap'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
 import type { EngineInstance, EngineTranscribeRequest } from '../../../kernel/contracts/engine.ts'
+import { tempDir } from '../../helpers/temp-dir.ts'
 import {
   audioFixturesDir,
   CLIPS,
@@ -23,7 +24,7 @@ import {
 const fixtures = await fixtureModels()
 if ('skip' in fixtures) t.skip(fixtures.skip, () => {})
 const fixturesDir = 'dir' in fixtures ? fixtures.dir : ''
-const modelsDir = fixturesDir ? await fixtureModelsDir(fixturesDir, t.testdir()) : ''
+const modelsDir = fixturesDir ? await fixtureModelsDir(fixturesDir, tempDir(t)) : ''
 const jfk = await readWav(path.join(audioFixturesDir, 'jfk.wav'))
 
 function optionsOf(raw: Record<string, unknown>): SherpaOnnxOptions {
@@ -202,7 +203,9 @@ test('close is idempotent, removes the derived bpe.vocab and refuses later work'
   const saved = process.env.TMPDIR
   process.env.TMPDIR = tmp
   t.teardown(() => {
-    process.env.TMPDIR = saved
+    // process.env turns undefined into the string "undefined": a TMPDIR the later tests of a group would use
+    if (saved === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = saved
   })
   t.equal(os.tmpdir(), tmp)
   const instance = await engine.create({

@@ -10,6 +10,7 @@ import t, { type Test } from 'tap'
 import engine from '../../../engines/sherpa-onnx/index.ts'
 import type { SherpaOnnxOptions } from '../../../engines/sherpa-onnx/options.ts'
 import type { EngineInstance, EngineStream } from '../../../kernel/contracts/engine.ts'
+import { tempDir } from '../../helpers/temp-dir.ts'
 import {
   audioFixturesDir,
   CLIPS,
@@ -22,7 +23,7 @@ import {
 const fixtures = await fixtureModels()
 if ('skip' in fixtures) t.skip(fixtures.skip, () => {})
 const fixturesDir = 'dir' in fixtures ? fixtures.dir : ''
-const modelsDir = fixturesDir ? await fixtureModelsDir(fixturesDir, t.testdir()) : ''
+const modelsDir = fixturesDir ? await fixtureModelsDir(fixturesDir, tempDir(t)) : ''
 const CHUNK = 640 // 40 ms
 
 function optionsOf(raw: Record<string, unknown>): SherpaOnnxOptions {
