@@ -71,10 +71,11 @@ t.test(
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     await settled
-    // The old code waited in SQLite's busy handler on the event loop: /v1/health took ~5 s.
+    // The old code waited in SQLite's busy handler on the event loop: the first /v1/health was answered only
+    // once the writes had given up (~5 s), so it answered once. Counted, not timed: a busy machine makes any
+    // answer slow, but only a blocked loop keeps health and reads from answering while the writes wait.
     t.ok(health.length >= 3, `health answered ${health.length} times while the writes waited`)
-    t.ok(Math.max(...health) < 1000, `health answered in at most ${Math.round(Math.max(...health))} ms`)
-    t.ok(Math.max(...reads) < 1000, `reads answered in at most ${Math.round(Math.max(...reads))} ms`)
+    t.ok(reads.length >= 6, `reads answered ${reads.length} times while the writes waited`)
 
     const refused = await write
     t.equal(refused.response.status, 503)
