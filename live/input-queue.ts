@@ -49,6 +49,11 @@ export class InputQueue {
     this.#schedule()
   }
 
+  /** Audio or calls wait, or a slice is under way (perhaps waiting for the turn detector's thread). */
+  get busy(): boolean {
+    return !this.#stopped && (this.#scheduled || this.#steps.length > 0)
+  }
+
   /** True once stopped: work that was waiting should not go on. */
   get stopped(): boolean {
     return this.#stopped

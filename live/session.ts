@@ -639,8 +639,10 @@ export class LiveSessionImpl implements LiveSession {
     const wait = Math.max(0, this.#lastActivity + idleTimeoutMs - Date.now())
     this.#idleTimer = setTimeout(() => {
       const idle = Date.now() - this.#lastActivity
-      // waiting for transcripts is the engine's time, not the client's
-      if (idle >= idleTimeoutMs && this.#inFlight.size === 0) {
+      // Waiting for transcripts, or for the service to get through audio the client already sent (a busy
+      // machine can hold the turn detector's thread for seconds), is the service's time, not the client's.
+      const working = this.#inFlight.size > 0 || this.#input.busy
+      if (idle >= idleTimeoutMs && !working) {
         this.#fatal(
           liveErrors.SESSION_IDLE_TIMEOUT(
             `no audio or event for ${idleTimeoutMs} ms (realtime.idleTimeoutMs); the session is closed.`,
@@ -648,7 +650,7 @@ export class LiveSessionImpl implements LiveSession {
         )
         return
       }
-      if (this.#inFlight.size > 0) this.#touch()
+      if (working) this.#touch()
       this.#armIdle()
     }, wait)
     this.#idleTimer.unref()

@@ -8,6 +8,7 @@ import t from 'tap'
 import { pcmToMono } from '../../audio/pcm-convert.ts'
 import { pcm16Wav } from '../../audio/wav-encode.ts'
 import { entryOf } from '../../errors/catalogue.ts'
+import type { LiveSessions } from '../../live/service.ts'
 import type { LiveSessionOptions } from '../../live/types.ts'
 import { expectedText } from '../fixtures/plugins/streaming-engine.ts'
 import { build, FIXTURES } from '../helpers/build.ts'
@@ -92,6 +93,42 @@ t.test(
     t.equal(log.events.length, count, 'a closed session reports nothing more')
     const next = await app.dictum.live.open(COMMIT, () => {})
     await next.close()
+  },
+)
+
+t.test(
+  'audio the service has not got through yet is not idleness: no idle timeout while the turn detector holds it',
+  async (t) => {
+    const app = await streamingApp(t, { realtime: { idleTimeoutMs: 1000 } })
+    const pool = (app.dictum.live as LiveSessions).turnDetectors
+    // The turn detector's thread answers only when released: a machine so busy that the thread got no core.
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const acquire = pool.acquire.bind(pool)
+    pool.acquire = (options) => {
+      const detector = acquire(options)
+      return {
+        leadIn: detector.leadIn,
+        cut: () => detector.cut(),
+        accept: async (samples) => {
+          await held
+          return detector.accept(samples)
+        },
+      }
+    }
+    const log = new EventLog()
+    const session = await app.dictum.live.open(SERVER_VAD, log.listener)
+    session.append(clipPcm('cards-001.wav'))
+    // Three idle timeouts' worth while the audio waits; timers run in the order they are due.
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    t.same(log.of('error'), [], 'no idle timeout while the service still works through the audio sent')
+    release()
+    await log.until(() => log.of('error').length === 1, 20_000)
+    t.equal(log.of('error')[0]?.error.code, 'SESSION_IDLE_TIMEOUT', 'idle once the audio is through')
+    t.ok(log.of('speech_started').length >= 1, 'the held audio was processed: its speech was heard')
+    await session.close()
   },
 )
 
