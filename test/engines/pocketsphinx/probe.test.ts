@@ -43,7 +43,7 @@ t.test(
       '-ds',
       '2',
       '-maxhmmpf',
-      '5000',
+      '30000',
       '-cmn',
       'batch',
       '-remove_noise',
