@@ -239,23 +239,6 @@ export class PocketsphinxDecoder {
   }
 
   /**
-   * {@link decode} with the search (the most of it) on a thread of the libuv pool, so the engine host goes
-   * on with other streams' chunks meanwhile. Nothing else may use this decoder until it settles.
-   */
-  async decodeAsync(pcm: Int16Array): Promise<Decoded> {
-    const native = this.#native
-    const decoder = this.#live()
-    if (native.ps_start_utt(decoder) < 0) throw new Error('ps_start_utt failed')
-    if ((await native.ps_process_raw_async(decoder, pcm, pcm.length, 0, 1)) < 0) {
-      native.ps_end_utt(decoder)
-      throw new Error('ps_process_raw failed')
-    }
-    if (native.ps_end_utt(decoder) < 0) throw new Error('ps_end_utt failed')
-    const hypothesis = native.ps_get_hyp(decoder, [0]) ?? ''
-    return { hypothesis, segments: this.#segments(decoder) }
-  }
-
-  /**
    * Starts a live utterance, decoded chunk by chunk ({@link processChunk}). The library then normalises the
    * cepstra with its running (live) mean instead of the whole utterance's, and keeps doing so on this decoder
    * for good: a decoder that has streamed no longer gives `decode`'s batch results, so streams have their own.

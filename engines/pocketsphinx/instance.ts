@@ -31,8 +31,6 @@ export const HYPOTHESIS_EVERY_SAMPLES = 1536
 export class PocketsphinxEngine implements EngineInstance {
   readonly #context: EngineContext<PocketsphinxOptions>
   #decoder: PocketsphinxDecoder | null = null
-  /** Settles when the batch decoder's last call has ended (each waits for the one before). */
-  #batchTurn: Promise<unknown> = Promise.resolve()
   /**
    * Opens a live decoder of the loaded model, with the live pass's lighter search (set by load()), loading
    * `dictionary` (a plan's) instead of the model's.
@@ -118,8 +116,6 @@ export class PocketsphinxEngine implements EngineInstance {
 
   async close(): Promise<void> {
     await this.#loading?.catch(() => {})
-    // A decode going on uses the batch decoder on another thread: it is freed once that ends.
-    await this.#batchTurn
     this.#decoder?.free()
     this.#decoder = null
     for (const decoder of this.#idle.splice(0)) decoder.free()
@@ -130,23 +126,13 @@ export class PocketsphinxEngine implements EngineInstance {
     this.#planDictionaries.clear()
   }
 
-  /**
-   * A whole piece through the batch decoder: `transcribe`, and the final pass of a stream. The search runs
-   * off the event loop (decodeAsync), so a stream host goes on with its other streams' live passes while a
-   * final is decoded; the batch decoder's calls take turns (`#batchTurn`).
-   */
-  #decodeWhole(pcm: Int16Array, plan: BiasPlan | null): Promise<EngineTranscribeResult> {
+  /** A whole piece through the batch decoder: `transcribe`, and the final pass of a stream. */
+  #decodeWhole(pcm: Int16Array, plan: BiasPlan | null): EngineTranscribeResult {
     const { language } = this.#context.options
-    if (pcm.length === 0)
-      return Promise.resolve({ text: '', confidence: null, words: [], segments: [], language })
-    const run = this.#batchTurn.then(async () => {
-      const decoder = this.#decoder
-      if (!decoder) throw new Error('the pocketsphinx engine is closed')
-      if (decoder.biasKey !== biasKeyOf(plan)) decoder.useBias(plan, this.#dictionaryFor(plan))
-      return toTranscript(await decoder.decodeAsync(pcm), language, plan?.canonical)
-    })
-    this.#batchTurn = run.catch(() => {})
-    return run
+    if (pcm.length === 0) return { text: '', confidence: null, words: [], segments: [], language }
+    if (!this.#decoder) throw new Error('the pocketsphinx engine is closed')
+    if (this.#decoder.biasKey !== biasKeyOf(plan)) this.#decoder.useBias(plan, this.#dictionaryFor(plan))
+    return toTranscript(this.#decoder.decode(pcm), language, plan?.canonical)
   }
 
   /**

@@ -27,17 +27,6 @@ export interface PocketsphinxNative {
     noSearch: number,
     fullUtt: number,
   ): number
-  /**
-   * `ps_process_raw` run on a thread of the libuv pool: the engine host's event loop goes on meanwhile (a
-   * whole utterance's search takes seconds). The decoder must not be used until it settles.
-   */
-  ps_process_raw_async(
-    decoder: Pointer,
-    data: Int16Array,
-    samples: number,
-    noSearch: number,
-    fullUtt: number,
-  ): Promise<number>
   ps_end_utt(decoder: Pointer): number
   ps_get_hyp(decoder: Pointer, score: [number]): string | null
   ps_get_logmath(decoder: Pointer): Pointer
@@ -115,14 +104,8 @@ export async function loadNative(libraries: LibraryPaths): Promise<PocketsphinxN
   const pocketsphinx = koffi.load(libraries.pocketsphinx)
   const bind = (lib: ReturnType<typeof koffi.load>, table: Record<string, string>) =>
     Object.fromEntries(Object.entries(table).map(([name, prototype]) => [name, lib.func(prototype)]))
-  const functions = {
+  return {
     ...bind(sphinxbase, sphinxbaseFunctions),
     ...bind(pocketsphinx, pocketsphinxFunctions),
-  }
-  const processRaw = functions.ps_process_raw as { async: (...args: unknown[]) => void }
-  const ps_process_raw_async = (...args: unknown[]) =>
-    new Promise<number>((resolve, reject) => {
-      processRaw.async(...args, (error: unknown, result: number) => (error ? reject(error) : resolve(result)))
-    })
-  return { ...functions, ps_process_raw_async } as unknown as PocketsphinxNative
+  } as unknown as PocketsphinxNative
 }

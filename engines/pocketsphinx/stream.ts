@@ -37,7 +37,7 @@ export interface PocketsphinxStreamParts {
   acquire: () => PocketsphinxDecoder | null
   plan: BiasPlan | null
   /** Decodes the whole utterance as `transcribe` would (the instance's batch decoder). */
-  decodeWhole: (pcm: Int16Array, plan: BiasPlan | null) => Promise<EngineTranscribeResult>
+  decodeWhole: (pcm: Int16Array, plan: BiasPlan | null) => EngineTranscribeResult
   /** Takes a live decoder back (the live pass ended: finishing, fallen behind, finish or cancel). */
   release: (decoder: PocketsphinxDecoder) => void
   /** Samples of audio between two hypotheses of the live pass (each costs a backtrace and a message). */

@@ -116,38 +116,6 @@ t.test(
   },
 )
 
-t.test(
-  "a final is decoded off the event loop: another stream's live pass goes on meanwhile, the texts unchanged",
-  { skip },
-  async (t) => {
-    const engine = await newEngine(t)
-    const long = await readClip(clip('jfk.wav'))
-    const short = await readClip(clip('goforward.wav'))
-    const [longText, shortText] = [
-      (await engine.transcribe({ samples: long, customWords: [] })).text,
-      (await engine.transcribe({ samples: short, customWords: [] })).text,
-    ]
-    const a = await engine.openStream({ customWords: [] })
-    const b = await engine.openStream({ customWords: [] })
-    await feed(a, long)
-    let aEnded = false
-    const aFinal = a.finish().then((result) => {
-      aEnded = true
-      return result
-    })
-    // The event loop does not turn while b is fed (each accept returns at once), so a's final can only have
-    // ended by now if its search ran on the event loop, before a.finish() returned.
-    const partials = await feed(b, short)
-    t.equal(aEnded, false, "a's final was still being decoded while b's chunks were taken")
-    t.ok(partials.length > 0, `b's live pass gave partials meanwhile (${partials.length})`)
-    // b's final waits for the batch decoder, which a's final holds.
-    const bFinal = b.finish()
-    t.equal((await aFinal).text, longText, "a's final is transcribe()'s")
-    t.equal((await bFinal).text, shortText, "b's final is transcribe()'s")
-    t.same(engine.liveDecoders, { busy: 0, idle: 2 }, 'both live decoders are back')
-  },
-)
-
 t.test('custom words reach the stream: partials and final', { skip }, async (t) => {
   const engine = await newEngine(t)
   const samples = await readClip(clip('librispeech-1089-134686-0001.wav'))
