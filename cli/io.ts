@@ -1,3 +1,5 @@
+import type { RunnerFactory } from '../kernel/registry.ts'
+
 /** What a CLI command writes to, so tests and the real process share one shape. */
 export interface CliIO {
   stdout: NodeJS.WritableStream
@@ -10,6 +12,11 @@ export interface CliIO {
   stdin?: NodeJS.ReadableStream
   env: NodeJS.ProcessEnv
   cwd: string
+  /**
+   * How the commands' engines run (tests: the built-in engines in the test process, as test/helpers/build.ts
+   * runs them); default: in engine host processes, as each engine declares (kernel/engine-runner).
+   */
+  runnerFactory?: RunnerFactory
 }
 
 export function processIO(): CliIO {

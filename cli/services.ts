@@ -22,7 +22,12 @@ export async function withServices<T>(
   checked?: CheckedConfig,
 ): Promise<T> {
   const { loaded, discovery } = checked ?? (await loadCliConfig(values, io))
-  const app = await buildApp(loaded.config, { logger: false, configFile: loaded.file, discovery })
+  const app = await buildApp(loaded.config, {
+    logger: false,
+    configFile: loaded.file,
+    discovery,
+    ...(io.runnerFactory ? { runnerFactory: io.runnerFactory } : {}),
+  })
   try {
     return await run(app)
   } finally {

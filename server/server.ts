@@ -27,6 +27,8 @@ export interface ServerOptions {
   watch?: boolean
   /** Passed to buildApp (tests: `false` or a pino instance). */
   logger?: BuildOptions['logger']
+  /** Passed to buildApp (tests: the built-in engines in the test process); default: each engine's isolation. */
+  runnerFactory?: BuildOptions['runnerFactory']
 }
 
 export interface RunningServer {
@@ -54,6 +56,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     configFile: loaded.file ?? configFile,
     discovery,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.runnerFactory ? { runnerFactory: options.runnerFactory } : {}),
   })
   await app.ready()
   const listener = new ApiListener(app.server, app.log)

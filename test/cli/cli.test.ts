@@ -1,6 +1,8 @@
 /** The command line's surface: help for every command, exit codes for usage errors, `dictum engines`. */
+import path from 'node:path'
 import t from 'tap'
-import { fixtureConfig, runCli, setup } from './run-cli.ts'
+import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
+import { audioFixturesDir, fixtureConfig, runCli, setup } from './run-cli.ts'
 
 const COMMANDS = ['transcribe', 'dictate', 'history', 'dictionary', 'engines']
 
@@ -64,4 +66,18 @@ t.test('an invalid config file: exit 1 with every problem', async (t) => {
   const result = await user.run(['history'])
   t.equal(result.code, 1)
   t.match(result.stderr, /Invalid configuration:[\s\S]*speech\.engine/)
+})
+
+t.test("the engine runner factory given to main() runs the command's engines", async (t) => {
+  const user = setup(t, fixtureConfig())
+  const made: string[] = []
+  const result = await user.run(['transcribe', path.join(audioFixturesDir, 'goforward.wav')], {
+    runnerFactory: (options) => {
+      made.push(options.engineId)
+      return createEngineRunner(options)
+    },
+  })
+  t.equal(result.code, 0, result.stderr)
+  t.match(result.stdout, /^heard \d+ samples$/m)
+  t.same(made, ['fixture-echo'], 'the command asked the factory for its engine')
 })

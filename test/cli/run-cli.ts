@@ -12,7 +12,8 @@ import path from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import type { Test } from 'tap'
 import { main } from '../../cli/index.ts'
-import { tempDir as tempDirOf } from '../helpers/build.ts'
+import type { RunnerFactory } from '../../kernel/registry.ts'
+import { inlineBuiltInEngines, tempDir as tempDirOf } from '../helpers/build.ts'
 import { repoRoot } from '../helpers/fixtures.ts'
 import { cleanEnv } from '../helpers/serve.ts'
 
@@ -34,6 +35,8 @@ export interface RunOptions {
   cwd?: string
   /** Written to stdin (stdin is closed either way). */
   input?: string
+  /** How engines run in `runCli` (default: the built-in ones in this process); a child runs its own way. */
+  runnerFactory?: RunnerFactory
 }
 
 export interface ProcessRunOptions extends RunOptions {
@@ -101,8 +104,9 @@ class TextSink extends Writable {
 
 /**
  * `dictum ARGS` through the CLI's `main()` in this process: stdout and stderr are pipes (not terminals),
- * stdin holds `input` and then ends. A command that would keep running (`serve`, `worker`) is refused:
- * those run through `serveInProcess` or a child.
+ * stdin holds `input` and then ends. The built-in engines run in this process too (`inlineBuiltInEngines`,
+ * as in test/helpers/build.ts) unless `runnerFactory` says otherwise. A command that would keep running
+ * (`serve`, `worker`) is refused: those run through `serveInProcess` or a child.
  */
 export async function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const stdout = new TextSink()
@@ -115,6 +119,7 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
     stdin: Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]),
     env: options.env ?? cleanEnv(tmpdir()),
     cwd: options.cwd ?? repoRoot,
+    runnerFactory: options.runnerFactory ?? inlineBuiltInEngines,
   })
   if (code < 0) throw new Error(`dictum ${args.join(' ')} keeps running: run it as a service`)
   // Writes queued before main() returned are delivered before the result is read.

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { main } from '../../cli/index.ts'
+import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import { audioFixturesDir, fixtureConfig, setup } from './run-cli.ts'
 import { parseSrt, parseVtt, timeProblems } from './subtitle-parse.ts'
 
@@ -64,11 +65,14 @@ t.test(
 )
 
 t.test('every file failing at once: exit 1, and no engine process keeps the command alive', async (t) => {
-  // The engine starts loading while the audio is opened; the command must still end once it is done.
+  // The engine starts loading (in an engine host, as the command runs it) while the audio is opened; the
+  // command must still end once it is done.
   const user = setup(t, POCKETSPHINX)
   const garbage = path.join(user.dir, 'garbage.mp3')
   writeFileSync(garbage, Buffer.from('ID3 but nothing else '.repeat(10)))
-  const result = await user.run(['transcribe', garbage, path.join(user.dir, 'missing.flac')])
+  const result = await user.run(['transcribe', garbage, path.join(user.dir, 'missing.flac')], {
+    runnerFactory: createEngineRunner,
+  })
   t.equal(result.code, 1)
   t.match(result.stderr, 'garbage.mp3: Could not decode audio:')
   t.match(result.stderr, 'missing.flac: Audio file not found:')

@@ -24,7 +24,6 @@ export const GROUPS: Record<string, string[]> = {
   http: ['http', 'server', 'web', 'errors'],
   jobs: ['jobs', 'storage'],
   kernel: ['kernel'],
-  'kernel-engine-runner': ['kernel/engine-runner'],
   live: ['live', 'dictation', 'learning', 'transcription'],
   misc: ['config', 'contrib', 'lib', 'models', 'providers', 'sdk', 'readme.test.ts'],
   'routes-openai': ['routes/openai'],

@@ -110,14 +110,20 @@ export async function spawnServe(
 /**
  * What `dictum serve` runs (startServer: config file, listener, Wyoming, shutdown), in the test process, on
  * a free port, with this config file and a data folder of its own; closed at the test's end. The config
- * file is not watched unless `watch` is set.
+ * file is not watched unless `watch` is set. The built-in engines run in the test process, as in `build()`
+ * (test/helpers/build.ts), unless `runnerFactory` says otherwise.
  */
 export async function serveInProcess(
   t: Test,
   config: Record<string, unknown>,
-  options: ServeOptions & { watch?: boolean; logger?: BuildOptions['logger'] } = {},
+  options: ServeOptions & {
+    watch?: boolean
+    logger?: BuildOptions['logger']
+    runnerFactory?: BuildOptions['runnerFactory']
+  } = {},
 ) {
   const { startServer } = await import('../../server/server.ts')
+  const { inlineBuiltInEngines } = await import('./build.ts')
   const { dir, dataDir, configFile, env } = serviceFiles(t, config, options)
   const port = options.port ?? (await freePort())
   const server = await startServer({
@@ -126,6 +132,7 @@ export async function serveInProcess(
     cwd: dir,
     watch: options.watch ?? false,
     logger: options.logger ?? false,
+    runnerFactory: options.runnerFactory ?? inlineBuiltInEngines,
   })
   t.teardown(() => server.close())
   return { server, port, dataDir, configFile, env, url: `http://127.0.0.1:${port}` }

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
+import { createEngineRunner, type EngineRunnerOptions } from '../../kernel/engine-runner/index.ts'
 import { listenError } from '../../server/listener.ts'
 import { startServer } from '../../server/server.ts'
 import { FIXTURE_ENGINE, FIXTURE_PROVIDER, FIXTURES, tempDir } from '../helpers/build.ts'
@@ -90,6 +91,28 @@ t.test('engine options edits restart the engine with the new options', async (t)
   t.equal(first.runner.state, 'closed', 'and closes once released')
   const second = await server.app.dictum.engines.acquire()
   t.equal((await second.runner.transcribe({ samples, customWords: [] })).text, 'new options')
+})
+
+t.test('the engine runner factory given to startServer runs its engines', async (t) => {
+  const { file } = setup(t)
+  const made: string[] = []
+  const runnerFactory = (options: EngineRunnerOptions) => {
+    made.push(options.engineId)
+    return createEngineRunner(options)
+  }
+  const server = await startServer({
+    flags: { config: file },
+    env: {},
+    logger: false,
+    watch: false,
+    runnerFactory,
+  })
+  t.teardown(() => server.close())
+  const engine = await server.app.dictum.engines.acquire()
+  t.teardown(() => engine.release())
+  const samples = new Float32Array(16)
+  t.equal((await engine.runner.transcribe({ samples, customWords: [] })).text, 'heard 16 samples')
+  t.same(made, ['fixture-echo'])
 })
 
 t.test('close is graceful and safe twice', async (t) => {

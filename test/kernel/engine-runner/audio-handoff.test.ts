@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import type { DictumError } from '../../../errors/catalogue.ts'
 import {
   AudioHandoff,
   AudioReceiver,
@@ -13,30 +11,12 @@ import {
   sweepOrphans,
   usableDir,
 } from '../../../kernel/engine-runner/audio-handoff.ts'
-import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { fixtureRunner } from './runner-helpers.ts'
+import { digest, handoffFiles, noise } from './runner-helpers.ts'
 
 function tempDir(t: Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dictum-handoff-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
-}
-
-/** Seconds of deterministic noise at 16 kHz. */
-function noise(seconds: number, seed = 1): Float32Array {
-  const out = new Float32Array(Math.round(seconds * 16000))
-  let x = seed
-  for (let i = 0; i < out.length; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    out[i] = x / 1073741824 - 1
-  }
-  return out
-}
-
-function digest(samples: Float32Array): string {
-  return createHash('sha256')
-    .update(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength))
-    .digest('hex')
 }
 
 /** A writer in `dir` and a receiver, both closed when the test ends. */
@@ -49,8 +29,6 @@ function handoffPair(t: Test, dir: string): { handoff: AudioHandoff; receiver: A
   })
   return { handoff, receiver }
 }
-
-const handoffFiles = (dir: string) => fs.readdirSync(dir).filter((name) => name.startsWith('dictum-audio-'))
 
 t.test('small pieces go inline, large ones through one private file that is reused', async (t) => {
   const dir = tempDir(t)
@@ -183,66 +161,4 @@ t.test('files left by a process that died are swept; live writers and other file
   t.equal(sweepOrphans(dir), 1)
   t.same(fs.readdirSync(dir).sort(), names.slice(1).sort())
   t.equal(sweepOrphans(path.join(dir, 'missing')), 0, 'a missing directory sweeps nothing')
-})
-
-t.test(
-  'engine hosts get the exact samples through the handoff file, and the file goes with the host',
-  async (t) => {
-    const dir = tempDir(t)
-    const runner = createEngineRunner(fixtureRunner('fake', { audioDir: dir }))
-    t.teardown(() => runner.close())
-    for (const seconds of [30, 0.5, 11]) {
-      const samples = noise(seconds, seconds * 10)
-      const result = await runner.transcribe({ samples, customWords: [] })
-      t.equal(result.text, `fake ${samples.length} samples`)
-      t.equal(result.debug?.digest, digest(samples), `${seconds} s arrive intact`)
-    }
-    t.equal(handoffFiles(dir).length, 1, 'one file for the one host')
-    await runner.close()
-    t.same(handoffFiles(dir), [], 'closing the runner removes it')
-  },
-)
-
-t.test('pieces go inline when the runner has no handoff directory', async (t) => {
-  const runner = createEngineRunner(fixtureRunner('fake', { audioDir: null }))
-  t.teardown(() => runner.close())
-  const samples = noise(11, 7)
-  const result = await runner.transcribe({ samples, customWords: [] })
-  t.equal(result.debug?.digest, digest(samples))
-})
-
-t.test('a host that crashes takes its handoff file with it; the next host gets a new one', async (t) => {
-  const dir = tempDir(t)
-  const runner = createEngineRunner(fixtureRunner('abort', { audioDir: dir }))
-  t.teardown(() => runner.close())
-  const alive = await runner.transcribe({ samples: noise(5), customWords: [], prompt: 'alive' })
-  t.match(alive.text, /^alive/)
-  const [before] = handoffFiles(dir)
-  t.ok(before, 'the live host has a file')
-  const error = (await runner
-    .transcribe({ samples: noise(5), customWords: [], prompt: 'segfault' })
-    .catch((e) => e)) as DictumError
-  t.equal(error.code, 'ENGINE_CRASHED')
-  t.same(handoffFiles(dir), [], 'the dead host file is removed')
-  await runner.transcribe({ samples: noise(5), customWords: [], prompt: 'alive' })
-  const [after] = handoffFiles(dir)
-  t.ok(after && after !== before, 'the new host has its own file')
-  await runner.close()
-  t.same(handoffFiles(dir), [])
-})
-
-t.test('the default handoff directory is left clean', async (t) => {
-  const shm = sharedMemoryDir()
-  if (!shm) {
-    t.comment('skipped: no writable /dev/shm here, pieces go through the IPC pipe')
-    return
-  }
-  const runner = createEngineRunner(fixtureRunner('fake'))
-  const samples = noise(11, 9)
-  const result = await runner.transcribe({ samples, customWords: [] })
-  t.equal(result.debug?.digest, digest(samples))
-  const mine = () => handoffFiles(shm).filter((name) => name.startsWith(`dictum-audio-${process.pid}-`))
-  t.equal(mine().length, 1, 'the host reads from /dev/shm')
-  await runner.close()
-  t.same(mine(), [])
 })

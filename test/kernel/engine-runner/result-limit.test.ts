@@ -1,6 +1,7 @@
 /**
  * Issue 16 item 20: one piece's result is capped (max(64 K, 2 K per second of audio) characters), checked in
- * the host before it is sent, again in the API process, and for in-process engines.
+ * the host before it is sent, again in the API process, and for in-process engines. The checks in and beside
+ * a real engine host: test/process/engine-runner/result-limit-hosts.test.ts.
  */
 import t from 'tap'
 import type { DictumError } from '../../../errors/catalogue.ts'
@@ -59,33 +60,6 @@ t.test('the reason names the cap and the audio length', async (t) => {
 
 const tooLarge =
   'Speech engine failed: greedy: the result is larger than the limit of 65536 characters for 1.0 s of audio.'
-
-t.test(
-  'process isolation: refused in the host and, when a plugin sends on its own, in the API process',
-  async (t) => {
-    const runner = createEngineRunner(fixtureRunner('greedy'))
-    t.teardown(() => runner.close())
-    for (const prompt of ['huge-text', 'huge-direct']) {
-      const error = (await runner.transcribe(request(ONE_SECOND, prompt)).catch((e) => e)) as DictumError
-      t.equal(error.code, 'ENGINE_FAILED', prompt)
-      t.equal(error.message, tooLarge)
-    }
-    t.match(
-      (await runner.transcribe(request(ONE_SECOND, 'alive'))).text,
-      /^alive \d+$/,
-      'the engine still serves',
-    )
-  },
-)
-
-t.test('a result just under the cap passes', async (t) => {
-  const options = { hugeChars: 60_000, leakOnLoad: false }
-  const runner = createEngineRunner(
-    fixtureRunner('greedy', { context: { options, dataDir: '/x', modelsDir: '/x' } }),
-  )
-  t.teardown(() => runner.close())
-  t.equal((await runner.transcribe(request(ONE_SECOND, 'huge-text'))).text.length, 60_000)
-})
 
 t.test('in-process engines (isolation none) are capped too', async (t) => {
   const runner = createEngineRunner(fixtureRunner('greedy', { isolation: 'none', definition: greedy }))

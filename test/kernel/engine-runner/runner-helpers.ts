@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -71,3 +73,24 @@ export async function waitForExit(pid: number): Promise<void> {
 export function pidOf(result: { debug?: Record<string, unknown> }): number {
   return result.debug?.pid as number
 }
+
+/** Seconds of deterministic noise at 16 kHz. */
+export function noise(seconds: number, seed = 1): Float32Array {
+  const out = new Float32Array(Math.round(seconds * 16000))
+  let x = seed
+  for (let i = 0; i < out.length; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648
+    out[i] = x / 1073741824 - 1
+  }
+  return out
+}
+
+export function digest(samples: Float32Array): string {
+  return createHash('sha256')
+    .update(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength))
+    .digest('hex')
+}
+
+/** The audio handoff files (kernel/engine-runner/audio-handoff.ts) in `dir`. */
+export const handoffFiles = (dir: string) =>
+  fs.readdirSync(dir).filter((name) => name.startsWith('dictum-audio-'))

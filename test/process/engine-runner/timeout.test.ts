@@ -1,7 +1,13 @@
 import t from 'tap'
 import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { fixtureRunner, isAlive, pidOf, request, waitForExit } from './runner-helpers.ts'
+import {
+  fixtureRunner,
+  isAlive,
+  pidOf,
+  request,
+  waitForExit,
+} from '../../kernel/engine-runner/runner-helpers.ts'
 
 for (const hang of ['busy', 'pending'] as const) {
   t.test(

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { fixtureRunner, request } from './runner-helpers.ts'
+import { fixtureRunner, request } from '../../kernel/engine-runner/runner-helpers.ts'
 
 const dataDir = process.argv[2] as string
 const runner = createEngineRunner(

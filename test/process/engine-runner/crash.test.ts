@@ -3,7 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { fixtureRunner, memoryLogger, pidOf, request } from './runner-helpers.ts'
+import { fixtureRunner, memoryLogger, pidOf, request } from '../../kernel/engine-runner/runner-helpers.ts'
 
 t.test('an engine that aborts fails its request with ENGINE_CRASHED and is restarted', async (t) => {
   const runner = createEngineRunner(fixtureRunner('abort'))

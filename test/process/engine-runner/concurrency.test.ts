@@ -3,7 +3,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { fixtureRunner, request } from './runner-helpers.ts'
+import { fixtureRunner, request } from '../../kernel/engine-runner/runner-helpers.ts'
 
 function fakeWithTrace(dir: string, concurrency: number, delayMs: number, holdWhileExists?: string) {
   const options = { delayMs, loadDelayMs: 0, stderrLines: 0, traceDir: dir, holdWhileExists }

@@ -6,7 +6,13 @@ import t from 'tap'
 import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { expectedText } from '../../fixtures/plugins/streaming-engine.ts'
-import { audio, failureOf, MS_PER_WORD, partialsOf, streamingRunner } from './stream-helpers.ts'
+import {
+  audio,
+  failureOf,
+  MS_PER_WORD,
+  partialsOf,
+  streamingRunner,
+} from '../../kernel/engine-runner/stream-helpers.ts'
 
 const noWords = { customWords: [] }
 

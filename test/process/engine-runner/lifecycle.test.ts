@@ -6,7 +6,13 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
-import { fixtureRunner, isAlive, pidOf, request, waitForExit } from './runner-helpers.ts'
+import {
+  fixtureRunner,
+  isAlive,
+  pidOf,
+  request,
+  waitForExit,
+} from '../../kernel/engine-runner/runner-helpers.ts'
 
 t.test('close() stops every host, is safe twice, and later calls fail cleanly', async (t) => {
   const dir = t.testdir()

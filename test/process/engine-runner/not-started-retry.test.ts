@@ -7,7 +7,7 @@ import t from 'tap'
 import type { DictumError } from '../../../errors/catalogue.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { ProcessEngineRunner } from '../../../kernel/engine-runner/process-runner.ts'
-import { fixtureRunner, memoryLogger, pidOf, request } from './runner-helpers.ts'
+import { fixtureRunner, memoryLogger, pidOf, request } from '../../kernel/engine-runner/runner-helpers.ts'
 
 const hostsStarted = (logger: ReturnType<typeof memoryLogger>) =>
   logger.entries.filter((entry) => entry.msg === 'engine host started').length

@@ -8,8 +8,13 @@ import type { DictumError } from '../../../errors/catalogue.ts'
 import type { EngineRunnerOptions } from '../../../kernel/engine-runner/index.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import type { ProcessEngineRunner } from '../../../kernel/engine-runner/process-runner.ts'
-import { fixtureRunner, pidOf, waitForExit } from './runner-helpers.ts'
-import { audio, partialsOf, type StreamingOptions, streamingRunner } from './stream-helpers.ts'
+import { fixtureRunner, pidOf, waitForExit } from '../../kernel/engine-runner/runner-helpers.ts'
+import {
+  audio,
+  partialsOf,
+  type StreamingOptions,
+  streamingRunner,
+} from '../../kernel/engine-runner/stream-helpers.ts'
 
 const noWords = { customWords: [] }
 
