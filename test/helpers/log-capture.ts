@@ -13,9 +13,13 @@ export function logCapture(level: pino.Level = 'info') {
   return { logger: pino({ level }, stream), lines }
 }
 
-/** Resolves once `check` holds; polls every 50 ms and gives up after 10 s. */
+/**
+ * Resolves once `check` holds; polls every 50 ms and gives up after 60 s. The bound only turns a hang into a
+ * failure: on a loaded machine, starting engine processes (at a lower priority than the tests' own) took more
+ * than the 10 s it was (CI: "gave up waiting for transcription 3 to start").
+ */
 export async function waitFor(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 1200; i++) {
     if (await check()) return
     await new Promise((r) => setTimeout(r, 50))
   }
