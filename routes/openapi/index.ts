@@ -63,7 +63,10 @@ export const openapi = fp(
         url: request.url,
         headers: request.headers,
       })
-      if (answer.statusCode === 404) throw errors.ROUTE_NOT_FOUND()
+      // Swagger UI only serves files: a path it cannot serve (none there, or one no file can have, such as
+      // one with a NUL, which its file server answers 400 in Fastify's own shape) is a route not found.
+      if (answer.statusCode >= 400 && answer.statusCode < 500) throw errors.ROUTE_NOT_FOUND()
+      if (answer.statusCode >= 500) throw new Error(`Swagger UI answered ${answer.statusCode}`)
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value !== undefined && !HOP_HEADERS.has(name)) reply.header(name, value)
       }

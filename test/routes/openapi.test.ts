@@ -183,6 +183,10 @@ t.test("Swagger UI's files, its redirects and unknown paths, as the first reques
   const missing = await injectJson(app, 'GET', '/v1/docs/static/no-such-file.js')
   t.equal(missing.status, 404)
   t.same(missing.body, { error: 'Route not found.', code: 'ROUTE_NOT_FOUND' })
+  // A path no file can have (the fuzz test found it: Fastify's own 400 body came through, without a code).
+  const nul = await injectJson(app, 'GET', '/v1/docs/static/index.html%00')
+  t.equal(nul.status, 404)
+  t.same(nul.body, { error: 'Route not found.', code: 'ROUTE_NOT_FOUND' }, "a NUL in the path: dictum's 404")
   const post = await app.inject({ method: 'POST', url: '/v1/docs' })
   t.equal(post.statusCode, 405)
   t.equal(post.headers.allow, 'GET')
