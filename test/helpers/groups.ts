@@ -6,8 +6,10 @@
  * (`npx tap test/audio/wav-decode.test.ts`), and in a group its tests are the same root tests, in order.
  *
  * ALONE: the files that keep a process of their own (package.json `tap.include` lists them), each for a
- * reason a group would break: root hooks (`t.before`, `t.beforeEach`) that would run around the other
- * files' tests, or assertions about the whole process (its loaded modules, memory, child processes).
+ * reason a group would break: a root `t.before` with a root `t.testdir()` (its folder and set-up would be
+ * shared with the other files), or assertions about the whole process (its loaded modules, memory, child
+ * processes). A root `t.beforeEach` that only resets the file's own fixture (a mock server, a journal) is
+ * harmless before the other files' tests, and stays in its group.
  * test/groups/complete.test.ts checks that every file runs exactly once.
  */
 import { readdirSync } from 'node:fs'
@@ -21,6 +23,8 @@ export const GROUPS: Record<string, string[]> = {
   cli: ['cli'],
   engines: ['engines'],
   'engines-pocketsphinx': ['engines/pocketsphinx', 'engines/remote'],
+  // The live pass's tests: a third of pocketsphinx's CPU, in a process of their own beside the others.
+  'engines-pocketsphinx-stream': ['engines/pocketsphinx/stream.test.ts'],
   http: ['http', 'server', 'web', 'errors'],
   jobs: ['jobs', 'storage'],
   kernel: ['kernel'],
@@ -44,11 +48,6 @@ export const ALONE: Record<string, string> = {
   'test/live/memory.test.ts': "measures the process's memory",
   'test/live/turn-thread.test.ts': 'asserts which modules the process has loaded',
   'test/models/plugin-catalog.test.ts': 'sets an environment variable for the whole process',
-  'test/providers/anthropic.test.ts': 'a root t.beforeEach',
-  'test/providers/ollama.test.ts': 'a root t.beforeEach',
-  'test/providers/openai-compatible.test.ts': 'a root t.beforeEach',
-  'test/routes/realtime/speech.test.ts': 'counts the child processes of the test process',
-  'test/routes/transcribe/parallel-pieces.test.ts': 'a root t.beforeEach',
   'test/vad/vad-segmenter.test.ts': "measures the process's memory",
 }
 

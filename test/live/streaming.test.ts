@@ -2,7 +2,7 @@
  * Live sessions on a streaming engine (the fixture streaming engine, in this process: one word per 100 ms
  * of loud audio, custom words first): partials grow, deltas are append-only and concatenate to the
  * completed transcript, replacement rules and custom words apply, a failed item is followed by one that
- * completes. Real speech clips, appended in 50 ms chunks without pacing.
+ * completes (a killed engine host: test/process/engine-isolation/live-host-killed.test.ts). Real speech clips, appended in 50 ms chunks without pacing.
  */
 import path from 'node:path'
 import t from 'tap'
@@ -151,37 +151,3 @@ t.test('an engine without the streaming capability gets one delta per item', asy
     'one delta: the whole text',
   )
 })
-
-t.test(
-  'an engine host killed mid-item: that item fails, the next item completes on a new host',
-  async (t) => {
-    // the fixture aborts its host on a stream's 31st chunk: 66 chunks of 50 ms crash it, 22 do not
-    const app = await build(t, {
-      plugins: [STREAMING],
-      speech: { engine: 'fixture-streaming', engines: { 'fixture-streaming': { crashAfterChunks: 30 } } },
-    })
-    const log = new EventLog()
-    const session = await app.dictum.live.open(COMMIT, log.listener)
-    await appendInChunks(session, clipPcm('librispeech-1089-134686-0001.wav'), 50)
-    session.commit()
-    await log.until(() => log.ended() === 1)
-    const short = clipPcm('cards-001.wav')
-    await appendInChunks(session, short, 50)
-    session.commit()
-    await log.until(() => log.ended() === 2)
-    await session.close()
-
-    const [failed] = log.of('failed')
-    const [completed] = log.of('completed')
-    t.equal(failed?.error.code, 'ENGINE_CRASHED', 'the crash fails the item')
-    t.equal(failed?.itemId, log.of('committed')[0]?.itemId)
-    t.equal(completed?.itemId, log.of('committed')[1]?.itemId, 'the next item completes')
-    t.equal(completed?.transcript, expectedText(samplesOf(short), 100))
-    t.equal(log.of('error').length, 0, 'the session went on')
-    const next = new EventLog()
-    const again = await app.dictum.live.open(COMMIT, next.listener)
-    await appendInChunks(again, short, 50)
-    await again.close()
-    t.equal(next.of('completed')[0]?.transcript, completed?.transcript, 'and a new session works')
-  },
-)

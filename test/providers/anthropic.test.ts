@@ -28,6 +28,8 @@ await runProviderContract(t, {
   expectPromptedText: /^FIX THE PUNCTUATION OF THIS NOTE, REPLY WITH THE TEXT ONLY: /,
 })
 
+// Every test starts with the mock server's default answers. In its test group this also runs before the
+// other files' tests: harmless, it only resets this file's own server.
 t.beforeEach(() => server.override(null))
 
 t.test('sends a Messages request: x-api-key, anthropic-version, system prompt, max_tokens', async (t) => {

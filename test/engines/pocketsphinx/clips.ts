@@ -13,6 +13,16 @@ export { audioFixturesDir }
 export type Clip = ReferenceClip
 export { referenceTranscripts as referenceClips }
 
+/** The six reference clips of 3.3 s or less: 14 of the corpus's 47 s. */
+export const SHORT_CLIPS = [
+  'librispeech-1089-134686-0001.wav',
+  'goforward.wav',
+  'librivox-austen-0880.wav',
+  'cards-001.wav',
+  'cards-002.wav',
+  'cards-003.wav',
+]
+
 /** 16 kHz mono float samples of a clip, through the kernel's decoder. */
 export async function readClip(file: string): Promise<Float32Array> {
   const decoder = new AudioDecoder({ maxSeconds: 3600 })

@@ -6,16 +6,8 @@ import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { corpusWordErrorRate, wordErrorRate } from '../../helpers/wer.ts'
-import { commandLineTranscript, readClip, referenceClips } from './clips.ts'
+import { commandLineTranscript, readClip, referenceClips, SHORT_CLIPS } from './clips.ts'
 
-const SHORT_CLIPS = [
-  'librispeech-1089-134686-0001.wav',
-  'goforward.wav',
-  'librivox-austen-0880.wav',
-  'cards-001.wav',
-  'cards-002.wav',
-  'cards-003.wav',
-]
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
 const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: console }

@@ -33,6 +33,8 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 const starts = () => journal.filter((e) => e.event === 'start')
 
+// Each test reads the pieces' journal from empty. In its test group this also runs before the other files'
+// tests: harmless, the journal is this file's fixture engine's.
 t.beforeEach(() => {
   journal.length = 0
 })

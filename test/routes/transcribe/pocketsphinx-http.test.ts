@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { commandLineTranscript, referenceClips } from '../../engines/pocketsphinx/clips.ts'
+import { commandLineTranscript, referenceClips, SHORT_CLIPS } from '../../engines/pocketsphinx/clips.ts'
 import { build } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
 import { corpusWordErrorRate } from '../../helpers/wer.ts'
@@ -12,13 +12,15 @@ import { corpusWordErrorRate } from '../../helpers/wer.ts'
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 
 t.test(
-  'every clip of refs.tsv through POST /v1/transcribe, WER no worse than the command line',
+  'the short clips of refs.tsv through POST /v1/transcribe, WER no worse than the command line',
   { skip: installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)' },
   async (t) => {
     const app = await build(t, { speech: { engine: 'pocketsphinx' } })
     const port = await listen(t, app)
-    const clips = referenceClips()
-    t.ok(clips.length >= 10, 'all reference clips')
+    // The whole corpus against the command line is test/engines/pocketsphinx/transcribe.test.ts's (the engine
+    // as the service runs it); through HTTP, the six clips of 3.3 s or less (14 of its 47 s).
+    const clips = referenceClips().filter((clip) => SHORT_CLIPS.includes(clip.file))
+    t.equal(clips.length, 6, 'the six short reference clips')
     const ours: { reference: string; hypothesis: string }[] = []
     const cli: { reference: string; hypothesis: string }[] = []
     for (const clip of clips) {
