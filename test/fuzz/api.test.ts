@@ -8,7 +8,7 @@
  * about a busy machine as about dictum (the `health-under-load` and `abuse` bench sections measure it).
  *
  * Seeded: the seed is printed; `DICTUM_FUZZ_SEED=<seed>` replays the same requests (request #k is the same
- * for a seed whatever the timing). Bounded: `DICTUM_FUZZ_REQUESTS` (default 2500) requests or
+ * for a seed whatever the timing). Bounded: `DICTUM_FUZZ_REQUESTS` (default 1500) requests or
  * `DICTUM_FUZZ_SECONDS` (default 30) of sending, whichever ends first. Each run draws a new seed, so CI's runs
  * add up; a longer campaign is `DICTUM_FUZZ_REQUESTS=50000 DICTUM_FUZZ_SECONDS=600 npx tap test/fuzz/api.test.ts`.
  */
@@ -28,7 +28,7 @@ import { fuzzSeed, Prng } from './prng.ts'
 import { buildPayloads, FUZZ_IDS, type FuzzRequest, nextRequest, type Route } from './requests.ts'
 import { type Outcome, send } from './send.ts'
 
-const REQUESTS = Number(process.env.DICTUM_FUZZ_REQUESTS ?? 2500)
+const REQUESTS = Number(process.env.DICTUM_FUZZ_REQUESTS ?? 1500)
 const SECONDS = Number(process.env.DICTUM_FUZZ_SECONDS ?? 30)
 const CONCURRENCY = 4
 /** A request unanswered this long is a hang. */

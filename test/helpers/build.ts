@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Test } from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import type { DictumConfig } from '../../config/schema.ts'
+import type { EngineDefinition, EngineInstance } from '../../kernel/contracts/engine.ts'
 import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
 import { type BuildOptions, buildApp, type DictumApp } from '../../server/app.ts'
@@ -17,22 +18,59 @@ import { tempDir } from './temp-dir.ts'
  */
 const INLINE_ENGINES = new Set(['pocketsphinx'])
 /**
- * pocketsphinx in the apps of tests searches at most this many HMMs per frame: its documented lighter
- * search (docs/engines-pocketsphinx.md), ~40 % less CPU per utterance than the default 30000 on the shared clips with
- * the same word error rate. The apps' tests compare texts that went through the same engine (live against
- * file, HTTP against CLI, one slot against several), not the search; the engine's own tests
- * (test/engines/pocketsphinx/) keep its defaults, accuracy included.
+ * pocketsphinx in the apps of tests searches at most this many HMMs per frame: its documented lighter search
+ * (docs/engines-pocketsphinx.md), 34–43 % less CPU per utterance than the default 30000 on the shared clips.
+ * The apps' tests compare texts that went through the same engine (live against file, HTTP against the CLI,
+ * one slot against several), not the search; the engine's own tests (test/engines/pocketsphinx/) keep its
+ * defaults and check its accuracy.
  */
 export const TEST_MAX_HMMS_PER_FRAME = 5000
 export const inlineBuiltInEngines = (options: EngineRunnerOptions) => {
-  if (!INLINE_ENGINES.has(options.engineId)) return createEngineRunner(options)
+  if (!INLINE_ENGINES.has(options.engineId) || !options.definition) return createEngineRunner(options)
   const engineOptions = options.context.options as { maxHmmsPerFrame?: number }
   const maxHmmsPerFrame = Math.min(engineOptions.maxHmmsPerFrame ?? Infinity, TEST_MAX_HMMS_PER_FRAME)
   return createEngineRunner({
     ...options,
     isolation: 'none',
+    definition: keptLoaded(options.definition),
     context: { ...options.context, options: { ...engineOptions, maxHmmsPerFrame } },
   })
+}
+
+/**
+ * Loaded engine instances an app has closed, by options and models folder, for the next app of this test
+ * process that asks for the same: loading pocketsphinx's model costs ~0.5 s of CPU, and the suite builds
+ * dozens of apps with it. A running service keeps one instance for all its requests too; what the apps'
+ * tests check is the same either way. Kept until the process exits.
+ */
+const idleInstances = new Map<string, EngineInstance[]>()
+
+function keptLoaded(definition: EngineDefinition): EngineDefinition {
+  return {
+    ...definition,
+    async create(context) {
+      const key = JSON.stringify([context.options, context.modelsDir])
+      const instance = idleInstances.get(key)?.pop() ?? (await definition.create(context))
+      let loaded = false
+      let closed = false
+      const kept: EngineInstance = {
+        load: async () => {
+          await instance.load()
+          loaded = true
+        },
+        transcribe: (request, signal) => instance.transcribe(request, signal),
+        close: async () => {
+          if (closed) return
+          closed = true
+          // One that never loaded (a missing model) is closed for good.
+          if (!loaded) return instance.close()
+          idleInstances.set(key, [...(idleInstances.get(key) ?? []), instance])
+        },
+      }
+      if (instance.openStream) kept.openStream = (streamOptions) => instance.openStream!(streamOptions)
+      return kept
+    },
+  }
 }
 
 export type ConfigOverrides = Record<string, unknown>

@@ -68,3 +68,10 @@ if (cpuLog !== undefined) {
     )
   })
 }
+
+/** `DICTUM_TEST_CPU_TRACE=FILE`: the CPU seconds of each root test (test/helpers/cpu-trace.ts). */
+const cpuTrace = process.env.DICTUM_TEST_CPU_TRACE
+if (cpuTrace !== undefined) {
+  const { traceCpuPerRootTest } = await import('./cpu-trace.ts')
+  traceCpuPerRootTest(cpuTrace)
+}
