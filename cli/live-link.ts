@@ -58,9 +58,21 @@ class OpenItems {
     this.failed.catch(() => {})
   }
 
+  /** Items the server's VAD ended: a speech_stopped came before their commit. */
+  readonly #endedBySpeech = new Set<string>()
+
+  /** The server's VAD ended this item (its commit follows). */
+  speechStopped(itemId: string): void {
+    this.#endedBySpeech.add(itemId)
+  }
+
   committed(itemId: string): void {
     this.#open.add(itemId)
-    this.#awaitingCommit = false
+    // The answer to finish's commit is the item that commit ends, which the VAD did not end: no speech_stopped
+    // came before it. On a busy machine the service can still be catching up with audio sent earlier when
+    // finish commits, and the VAD's commit of an earlier utterance then arrives first: taken for the answer,
+    // it ended the wait before the last utterance was committed, and that utterance was lost.
+    if (!this.#endedBySpeech.delete(itemId)) this.#awaitingCommit = false
   }
 
   /** The commit `finish` sent had nothing to commit (the server's VAD had committed everything). */
@@ -185,7 +197,8 @@ export async function realtimeLink(
       return
     }
     const item = event.item_id ?? ''
-    if (event.type === 'input_audio_buffer.committed') items.committed(item)
+    if (event.type === 'input_audio_buffer.speech_stopped') items.speechStopped(item)
+    else if (event.type === 'input_audio_buffer.committed') items.committed(item)
     else if (event.type === 'conversation.item.input_audio_transcription.delta')
       view.delta(item, event.delta ?? '')
     else if (event.type === 'conversation.item.input_audio_transcription.completed') {

@@ -1,0 +1,100 @@
+/**
+ * `dictum dictate --live` through a service (cli/live-link.ts) against a scripted realtime server: the order
+ * of events a busy machine gives. The service is still catching up with audio sent earlier when the CLI
+ * commits at the end of its input, so the VAD's commit of an earlier utterance arrives after that commit
+ * was sent, before the commit's own answer. The CLI must wait for the answer, not take the first
+ * `committed` for it (found on CI under two busy loops: the last utterance of a dictation was lost).
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t, { type Test } from 'tap'
+import { WebSocketServer } from 'ws'
+import { realtimeLink } from '../../cli/live-link.ts'
+import { ServerClient } from '../../cli/server-client.ts'
+
+/** A realtime endpoint that answers the client's commit with `script`'s events, in order. */
+async function scriptedServer(t: Test, script: object[]) {
+  const http = createServer()
+  const wss = new WebSocketServer({ server: http })
+  wss.on('connection', (socket) => {
+    socket.on('message', (data) => {
+      const event = JSON.parse(String(data)) as { type: string }
+      if (event.type !== 'input_audio_buffer.commit') return
+      // one event per turn of the event loop, as a service sends them over time
+      let i = 0
+      const next = () => {
+        const answer = script[i++]
+        if (!answer) return
+        socket.send(JSON.stringify(answer))
+        setImmediate(next)
+      }
+      next()
+    })
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate()
+        wss.close()
+        http.close(() => resolve())
+      }),
+  )
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+}
+
+const completed = (itemId: string, transcript: string) => ({
+  type: 'conversation.item.input_audio_transcription.completed',
+  item_id: itemId,
+  transcript,
+})
+
+t.test(
+  'the VAD commits an earlier utterance after the final commit: the last one is still waited for',
+  async (t) => {
+    const url = await scriptedServer(t, [
+      // the VAD, catching up: the first utterance ends (speech_stopped, then its commit) and completes
+      { type: 'input_audio_buffer.speech_started', item_id: 'item_1' },
+      { type: 'input_audio_buffer.speech_stopped', item_id: 'item_1' },
+      { type: 'input_audio_buffer.committed', item_id: 'item_1' },
+      completed('item_1', 'stuff it into his belly'),
+      // the second utterance starts; the client's commit ends it (no speech_stopped), then it completes
+      { type: 'input_audio_buffer.speech_started', item_id: 'item_2' },
+      { type: 'input_audio_buffer.committed', item_id: 'item_2' },
+      completed('item_2', 'go forward ten meters'),
+    ])
+    const texts: string[] = []
+    const link = await realtimeLink(
+      new ServerClient(url, null),
+      { silenceMs: 1000, appName: 'test' },
+      { delta() {}, completed: (_id, text) => texts.push(text), failed() {} },
+    )
+    link.append(new Uint8Array(3200))
+    await link.finish()
+    t.same(texts, ['stuff it into his belly', 'go forward ten meters'], 'both utterances, in order')
+  },
+)
+
+t.test(
+  'nothing left to commit (the VAD committed everything): finish ends once the items complete',
+  async (t) => {
+    const url = await scriptedServer(t, [
+      { type: 'input_audio_buffer.speech_stopped', item_id: 'item_1' },
+      { type: 'input_audio_buffer.committed', item_id: 'item_1' },
+      {
+        type: 'error',
+        error: { type: 'invalid_request_error', code: 'input_audio_buffer_commit_empty', message: 'empty' },
+      },
+      completed('item_1', 'go forward ten meters'),
+    ])
+    const texts: string[] = []
+    const link = await realtimeLink(
+      new ServerClient(url, null),
+      { silenceMs: 1000, appName: 'test' },
+      { delta() {}, completed: (_id, text) => texts.push(text), failed() {} },
+    )
+    link.append(new Uint8Array(3200))
+    await link.finish()
+    t.same(texts, ['go forward ten meters'])
+  },
+)
