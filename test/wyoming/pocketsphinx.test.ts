@@ -17,8 +17,6 @@ const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scrip
 
 t.test('real speech in chunks: the transcript is /v1/transcribe’s text', { skip }, async (t) => {
   const { server, port } = await serve(t, { plugins: [], speech: { engine: 'pocketsphinx' } })
-  const client = await WyomingClient.connect(port)
-  t.teardown(() => client.close())
   // two short clips of two speakers (each is decoded twice: through HTTP and through Wyoming)
   for (const clip of ['goforward.wav', 'librispeech-1089-134686-0001.wav']) {
     const wav = readFileSync(path.join(audioFixturesDir, clip))
@@ -30,6 +28,11 @@ t.test('real speech in chunks: the transcript is /v1/transcribe’s text', { ski
       body: wav,
     })
     t.equal(http.status, 200)
+    // A connection of its own per clip, opened once the HTTP text is known: one kept open across the HTTP
+    // request got no audio meanwhile, and on a busy machine that request outlasted wyoming.idleTimeoutMs
+    // (the connection was closed as idle, as it should be).
+    const client = await WyomingClient.connect(port)
+    t.teardown(() => client.close())
     const { pcm, rate } = wavPcm(wav)
     t.equal(rate, 16000)
     const events = await transcribe(
