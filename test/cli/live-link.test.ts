@@ -43,6 +43,19 @@ async function scriptedServer(t: Test, script: object[]) {
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}`
 }
 
+/** A live dictation of 0.1 s of audio through the link to `url`: the utterances' texts once finish resolves. */
+async function dictateTo(url: string): Promise<string[]> {
+  const texts: string[] = []
+  const link = await realtimeLink(
+    new ServerClient(url, null),
+    { silenceMs: 1000, appName: 'test' },
+    { delta() {}, completed: (_id, text) => texts.push(text), failed() {} },
+  )
+  link.append(new Uint8Array(3200))
+  await link.finish()
+  return texts
+}
+
 const completed = (itemId: string, transcript: string) => ({
   type: 'conversation.item.input_audio_transcription.completed',
   item_id: itemId,
@@ -63,14 +76,7 @@ t.test(
       { type: 'input_audio_buffer.committed', item_id: 'item_2' },
       completed('item_2', 'go forward ten meters'),
     ])
-    const texts: string[] = []
-    const link = await realtimeLink(
-      new ServerClient(url, null),
-      { silenceMs: 1000, appName: 'test' },
-      { delta() {}, completed: (_id, text) => texts.push(text), failed() {} },
-    )
-    link.append(new Uint8Array(3200))
-    await link.finish()
+    const texts = await dictateTo(url)
     t.same(texts, ['stuff it into his belly', 'go forward ten meters'], 'both utterances, in order')
   },
 )
@@ -87,14 +93,7 @@ t.test(
       },
       completed('item_1', 'go forward ten meters'),
     ])
-    const texts: string[] = []
-    const link = await realtimeLink(
-      new ServerClient(url, null),
-      { silenceMs: 1000, appName: 'test' },
-      { delta() {}, completed: (_id, text) => texts.push(text), failed() {} },
-    )
-    link.append(new Uint8Array(3200))
-    await link.finish()
+    const texts = await dictateTo(url)
     t.same(texts, ['go forward ten meters'])
   },
 )

@@ -6,42 +6,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { pcm16Wav } from '../../../audio/wav-encode.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { build } from '../../helpers/build.ts'
 import { listen, rawRequest } from '../../helpers/http.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
-import {
-  openRealtime,
-  pcmOf,
-  type RealtimeTestClient,
-  type Received,
-} from '../../routes/realtime/realtime-client.ts'
+import { completedOf, fileText, openRealtime, pcmOf } from '../../routes/realtime/realtime-client.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
 const clip = (name: string) => path.join(audioFixturesDir, name)
-
-async function fileText(port: number, pcm: Buffer, rate: number): Promise<string> {
-  const res = await rawRequest({
-    port,
-    method: 'POST',
-    path: '/v1/transcribe',
-    headers: { 'content-type': 'audio/wav' },
-    body: pcm16Wav(pcm, rate),
-  })
-  if (res.status !== 200) throw new Error(`POST /v1/transcribe: ${res.status} ${res.text}`)
-  return res.json.text
-}
-
-function completedOf(client: RealtimeTestClient, itemId: string): Promise<Received> {
-  return client.waitFor(
-    (e) =>
-      (e.type === 'conversation.item.input_audio_transcription.completed' ||
-        e.type === 'conversation.item.input_audio_transcription.failed') &&
-      e.item_id === itemId,
-  )
-}
 
 /** The engine hosts this process started (engine-host.ts marks them with the parent's pid). */
 function engineHostPids(): number[] {

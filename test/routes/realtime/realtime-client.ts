@@ -10,6 +10,8 @@ import type {
 } from 'openai/resources/realtime/realtime'
 import type { Test } from 'tap'
 import WebSocket from 'ws'
+import { pcm16Wav } from '../../../audio/wav-encode.ts'
+import { rawRequest } from '../../helpers/http.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: server events are read as loose JSON
 export type Received = { type: string; event_id: string } & Record<string, any>
@@ -140,4 +142,27 @@ export function pcmOf(file: string, rate = 24000): Buffer {
 /** `ms` of silence as PCM16 at `rate`. */
 export function silence(ms: number, rate = 24000): Buffer {
   return Buffer.alloc(Math.round((rate * ms) / 1000) * 2)
+}
+
+/** The text POST /v1/transcribe gives for this PCM16 audio: what a realtime item of it must come to. */
+export async function fileText(port: number, pcm: Buffer, rate: number): Promise<string> {
+  const res = await rawRequest({
+    port,
+    method: 'POST',
+    path: '/v1/transcribe',
+    headers: { 'content-type': 'audio/wav' },
+    body: pcm16Wav(pcm, rate),
+  })
+  if (res.status !== 200) throw new Error(`POST /v1/transcribe: ${res.status} ${res.text}`)
+  return res.json.text
+}
+
+/** The item's completed or failed event. */
+export function completedOf(client: RealtimeTestClient, itemId: string): Promise<Received> {
+  return client.waitFor(
+    (e) =>
+      (e.type === 'conversation.item.input_audio_transcription.completed' ||
+        e.type === 'conversation.item.input_audio_transcription.failed') &&
+      e.item_id === itemId,
+  )
 }

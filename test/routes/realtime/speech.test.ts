@@ -8,28 +8,23 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { pcm16Wav } from '../../../audio/wav-encode.ts'
 import { sharedApp } from '../../helpers/build.ts'
 import { rawRequest } from '../../helpers/http.ts'
 import { checkDeltas } from '../../helpers/live-deltas.ts'
 import { audioFixturesDir } from '../../helpers/wav.ts'
-import { openRealtime, pcmOf, type RealtimeTestClient, type Received, silence } from './realtime-client.ts'
+import {
+  completedOf,
+  fileText,
+  openRealtime,
+  pcmOf,
+  type RealtimeTestClient,
+  type Received,
+  silence,
+} from './realtime-client.ts'
 
 const installed = existsSync('/usr/share/pocketsphinx/model/en-us/en-us.lm.bin')
 const skip = installed ? false : 'pocketsphinx-en-us is not installed (run scripts/setup.sh)'
 const clip = (name: string) => path.join(audioFixturesDir, name)
-
-async function fileText(port: number, pcm: Buffer, rate: number): Promise<string> {
-  const res = await rawRequest({
-    port,
-    method: 'POST',
-    path: '/v1/transcribe',
-    headers: { 'content-type': 'audio/wav' },
-    body: pcm16Wav(pcm, rate),
-  })
-  if (res.status !== 200) throw new Error(`POST /v1/transcribe: ${res.status} ${res.text}`)
-  return res.json.text
-}
 
 /** The deltas of `itemId`, joined. */
 function joinedDeltas(client: RealtimeTestClient, itemId: string): string {
@@ -42,15 +37,6 @@ function joinedDeltas(client: RealtimeTestClient, itemId: string): string {
 
 /** One pocketsphinx service (in the test process) for the sessions of the first two subtests. */
 const pocketsphinxService = sharedApp(t, { speech: { engine: 'pocketsphinx' } })
-
-function completedOf(client: RealtimeTestClient, itemId: string): Promise<Received> {
-  return client.waitFor(
-    (e) =>
-      (e.type === 'conversation.item.input_audio_transcription.completed' ||
-        e.type === 'conversation.item.input_audio_transcription.failed') &&
-      e.item_id === itemId,
-  )
-}
 
 t.test(
   'turn_detection null: the client commits; the text equals the file transcription',
