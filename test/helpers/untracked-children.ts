@@ -25,9 +25,10 @@ if (options !== undefined) {
 }
 
 /**
- * `DICTUM_TEST_CHILD_LOG=FILE`: each test process that starts a child process appends one line to FILE:
- * the test file and the child's command, once per command. How the suite counts the test files that start
- * processes (issue 26); off unless set.
+ * `DICTUM_TEST_CHILD_LOG=FILE`: each test file that starts a child process appends one line to FILE: the
+ * test file and the child's command, once per file and command. How the suite counts the test files that
+ * start processes (issue 26); off unless set. In a group's process (test/helpers/groups.ts) the test file
+ * is the first one on the call stack (with its async part), else the group's.
  */
 const childLog = process.env.DICTUM_TEST_CHILD_LOG
 if (childLog !== undefined) {
@@ -38,11 +39,19 @@ if (childLog !== undefined) {
   // ChildProcess.prototype.spawn (undocumented, so untyped) is what spawn, execFile, exec and fork call.
   const prototype = ChildProcess.prototype as unknown as { spawn: (options: { file: string }) => unknown }
   const spawnChild = prototype.spawn
+  const testFileOnStack = (): string | undefined => {
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 200
+    const stack = new Error().stack ?? ''
+    Error.stackTraceLimit = limit
+    return /(test\/(?!groups\/|helpers\/)[\w./-]+\.test\.ts)/u.exec(stack)?.[1]
+  }
   prototype.spawn = function (this: unknown, options) {
-    const command = basename(String(options.file))
-    if (!seen.has(command)) {
-      seen.add(command)
-      appendFileSync(childLog, `${path.relative(process.cwd(), process.argv[1] ?? '')} ${command}\n`)
+    const file = testFileOnStack() ?? path.relative(process.cwd(), process.argv[1] ?? '')
+    const line = `${file} ${basename(String(options.file))}`
+    if (!seen.has(line)) {
+      seen.add(line)
+      appendFileSync(childLog, `${line}\n`)
     }
     return spawnChild.call(this, options)
   }
