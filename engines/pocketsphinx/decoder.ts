@@ -68,6 +68,10 @@ export class PocketsphinxDecoder {
   #biasKey = ''
   /** The entries added to the dictionary now loaded ('[]': the model's own). */
   #dictionaryKey = '[]'
+  /** Those entries. */
+  #added: BiasPlan['additions'] = []
+  /** The plan whose custom-words search is built and still holds (no dictionary loaded since): '' none. */
+  #customSearchKey = ''
   /** The model's own language model, shared by the custom-words searches. */
   #mainLm: Pointer | null = null
   /** A live utterance is going on ({@link startUtterance}). */
@@ -88,6 +92,7 @@ export class PocketsphinxDecoder {
     this.#logmath = native.ps_get_logmath(decoder)
     this.#paths = paths
     this.#dictionaryKey = dictionaryKey
+    this.#added = JSON.parse(dictionaryKey) as BiasPlan['additions']
   }
 
   /**
@@ -140,10 +145,11 @@ export class PocketsphinxDecoder {
     const decoder = this.#live()
     const key = biasKeyOf(plan)
     if (key === this.#biasKey) return
-    this.#loadDictionary(key === '' ? [] : (plan as BiasPlan).additions, dictionary)
-    if (key === '') {
-      if (native.ps_set_search(decoder, DEFAULT_SEARCH) < 0) throw new Error('ps_set_search failed')
-      this.#biasKey = ''
+    this.#loadDictionary(key === '' ? null : (plan as BiasPlan), dictionary)
+    if (key === '' || key === this.#customSearchKey) {
+      const search = key === '' ? DEFAULT_SEARCH : CUSTOM_SEARCH
+      if (native.ps_set_search(decoder, search) < 0) throw new Error('ps_set_search failed')
+      this.#biasKey = key
       return
     }
     const main = this.#mainModel()
@@ -164,18 +170,23 @@ export class PocketsphinxDecoder {
     if (native.ps_set_lm(decoder, CUSTOM_SEARCH, set) < 0 || native.ps_set_search(decoder, CUSTOM_SEARCH) < 0)
       throw new Error('pocketsphinx could not build the custom-words search')
     this.#biasKey = key
+    this.#customSearchKey = key
   }
 
   /**
-   * Loads the model's dictionary with these entries added (none: the model's own file), when it changes;
-   * from `dictionary` when it is this plan's (already written), else from a file written for the call.
+   * Loads the model's dictionary with the plan's entries added (no plan: the model's own file), unless the
+   * dictionary loaded serves the plan as well (#serves); from `dictionary` when it is this plan's (already
+   * written), else from a file written for the call.
    */
-  #loadDictionary(additions: BiasPlan['additions'], dictionary: PlanDictionary | null): void {
+  #loadDictionary(plan: BiasPlan | null, dictionary: PlanDictionary | null): void {
+    const additions = plan?.additions ?? []
     const key = JSON.stringify(additions)
-    if (key === this.#dictionaryKey) return
+    if (key === this.#dictionaryKey || this.#serves(plan)) return
     const native = this.#native
     const decoder = this.#live()
     this.#setups.dictionaryLoads++
+    // Loading a dictionary sets every search up again: the custom-words search is built anew when next used.
+    this.#customSearchKey = ''
     if (additions.length === 0) {
       if (native.ps_load_dict(decoder, this.#paths.dict, null, null) < 0)
         throw new Error(`pocketsphinx could not reload its dictionary ${this.#paths.dict}`)
@@ -189,6 +200,35 @@ export class PocketsphinxDecoder {
       }
     }
     this.#dictionaryKey = key
+    this.#added = additions
+  }
+
+  /**
+   * Whether the dictionary loaded gives the plan's search (no plan: the model's own) exactly what the plan's
+   * own dictionary would: each word the plan searches has the plan's pronunciations there and no other, and
+   * every other word added there is unknown to the main language model. pocketsphinx searches only the
+   * words of a search's language models, so such a word is never part of the search (measured: the 10
+   * clips give the same words, times and confidence with and without 3 such words added). Loading the
+   * ~130,000-word dictionary again costs ~0.4 s of CPU per decoder; a service whose requests go with and
+   * without custom words (a realtime session's keywords, a replay) no longer pays it at each change.
+   */
+  #serves(plan: BiasPlan | null): boolean {
+    const baseWord = (word: string) => word.replace(/\(\d+\)$/u, '')
+    const searched = new Set(plan?.unigrams.map((u) => u.word) ?? [])
+    const entries = (list: BiasPlan['additions'], word: string) =>
+      list
+        .filter((entry) => baseWord(entry.word) === word)
+        .map((entry) => `${entry.word} ${entry.phones}`)
+        .sort()
+        .join('|')
+    for (const word of searched)
+      if (entries(this.#added, word) !== entries(plan?.additions ?? [], word)) return false
+    const main = this.#mainModel()
+    const unknown = this.#native.ngram_unknown_wid(main)
+    return this.#added.every((entry) => {
+      const word = baseWord(entry.word)
+      return searched.has(word) || this.#native.ngram_wid(main, word) === unknown
+    })
   }
 
   /** The model's own language model (inside the default search's set), shared, never modified. */

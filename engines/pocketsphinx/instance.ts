@@ -114,6 +114,14 @@ export class PocketsphinxEngine implements EngineInstance {
     return work
   }
 
+  /**
+   * What switching custom words has cost the file decoder (transcribe() and the streams' finals) so far:
+   * dictionaries loaded and custom-words searches built (for diagnostics and tests).
+   */
+  get fileDecoderWork(): { dictionaryLoads: number; searchBuilds: number } {
+    return this.#decoder?.setups ?? { dictionaryLoads: 0, searchBuilds: 0 }
+  }
+
   async close(): Promise<void> {
     await this.#loading?.catch(() => {})
     this.#decoder?.free()

@@ -54,6 +54,8 @@ export interface PocketsphinxNative {
   ): Pointer | null
   ngram_model_retain(model: Pointer): Pointer
   ngram_model_set_lookup(set: Pointer, name: string): Pointer | null
+  ngram_wid(model: Pointer, word: string): number
+  ngram_unknown_wid(model: Pointer): number
 }
 
 /** sphinxbase's `ngram_file_type_t`: let the reader tell ARPA text from the binary format. */
@@ -70,6 +72,8 @@ const sphinxbaseFunctions = {
     'void *ngram_model_set_init(void *config, void **models, const char **names, const float *weights, int count)',
   ngram_model_retain: 'void *ngram_model_retain(void *model)',
   ngram_model_set_lookup: 'void *ngram_model_set_lookup(void *set, const char *name)',
+  ngram_wid: 'int32_t ngram_wid(void *model, const char *word)',
+  ngram_unknown_wid: 'int32_t ngram_unknown_wid(void *model)',
 }
 
 const pocketsphinxFunctions = {

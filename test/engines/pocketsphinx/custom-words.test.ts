@@ -10,6 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import { arpaUnigrams, planBias, unknownWords } from '../../../engines/pocketsphinx/custom-words.ts'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
+import type { PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
 import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import type { EngineCustomWord, EngineInstance } from '../../../kernel/contracts/engine.ts'
 import { ipaToArpabet, letterToSound } from '../../../text/pronunciations.ts'
@@ -136,7 +137,7 @@ t.test('real speech: the misrecognised words come out right, the rest no worse',
 })
 
 t.test('a word not in the dictionary, with an alias and without, canonical text', { skip }, async (t) => {
-  const engine = await pocketsphinx.create(context)
+  const engine = (await pocketsphinx.create(context)) as PocketsphinxEngine
   t.teardown(() => engine.close())
   const samples = await readClip(BELLY)
   const plain = await engine.transcribe({ samples, customWords: [] })
@@ -155,6 +156,24 @@ t.test('a word not in the dictionary, with an alias and without, canonical text'
     customWords: [{ text: 'counselled', weight: null, aliases: [] }],
   })
   t.match(withoutAlias.text, /\bcounselled\b/, `letter to sound alone: ${withoutAlias.text}`)
+  t.same(engine.fileDecoderWork, { dictionaryLoads: 2, searchBuilds: 2 }, 'a dictionary and a search each')
+
+  // Without them again, and with the same again: the dictionary loaded serves both (a word the language
+  // model lacks is never searched), so neither is set up again, and each text is as before.
+  const transcribe = async (customWords: EngineCustomWord[]) =>
+    (await engine.transcribe({ samples, customWords })).text
+  t.equal(await transcribe([]), plain.text, 'without custom words: the text as at first')
+  t.equal(
+    await transcribe([{ text: 'counselled', weight: null, aliases: [] }]),
+    withoutAlias.text,
+    'the same custom word again',
+  )
+  t.same(engine.fileDecoderWork, { dictionaryLoads: 2, searchBuilds: 2 }, 'nothing set up again')
+  // An alias of a word the model knows is another pronunciation of it, which every search would use: its
+  // dictionary is loaded, and the model's own again when the custom words go.
+  const country = await transcribe([{ text: 'country', weight: null, aliases: ['cube'] }])
+  t.equal(await transcribe([]), plain.text, 'without custom words: the text as at first')
+  t.same(engine.fileDecoderWork, { dictionaryLoads: 4, searchBuilds: 3 }, `and loaded back ("${country}")`)
 })
 
 t.test('through the API: GET /v1/engines and /v1/transcribe in the engine process', { skip }, async (t) => {
