@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { TranscriptionExecutor } from '../jobs/executor.ts'
 import { RedisJobWorker } from '../jobs/redis/worker.ts'
+import { createEngineRunner } from '../kernel/engine-runner/index.ts'
 import { buildApp } from '../server/app.ts'
 import { CliError, usageError } from './cli-error.ts'
 import { type CliIO, EXIT } from './io.ts'
@@ -61,9 +62,16 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
     ...config.speech,
     concurrency: configured === 'auto' ? concurrency : Math.max(configured, concurrency),
   }
+  // The engine hosts run at the worker's own priority: a worker serves no API whose event loop they would
+  // keep from a core, and a few nice levels down they would wait behind every busy program on the machine.
+  const runnerFactory = io.runnerFactory ?? createEngineRunner
   const app = await buildApp(
     { ...config, speech },
-    { configFile: checked.loaded.file, discovery: checked.discovery },
+    {
+      configFile: checked.loaded.file,
+      discovery: checked.discovery,
+      runnerFactory: (options) => runnerFactory({ ...options, hostPriority: 'same' }),
+    },
   )
   const { transcription, dictionary, configStore, audio } = app.dictum
   const worker = new RedisJobWorker(

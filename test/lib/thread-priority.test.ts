@@ -94,3 +94,19 @@ t.test('an engine host runs below the API process', { skip }, async (t) => {
     'so do the threads it started',
   )
 })
+
+t.test(
+  "with hostPriority 'same' (dictum worker), an engine host runs at this process's priority",
+  { skip },
+  async (t) => {
+    const runner = createEngineRunner({ ...fixtureRunner('fake'), hostPriority: 'same' })
+    t.teardown(() => runner.close())
+    const pid = pidOf(await runner.transcribe(request(1)))
+    const threads = readdirSync(`/proc/${pid}/task`).map((tid) => niceOf(pid, Number(tid)))
+    t.same(
+      threads.filter((nice) => nice !== ours),
+      [],
+      `the host and its threads run at nice ${ours}`,
+    )
+  },
+)

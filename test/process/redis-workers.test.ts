@@ -93,6 +93,19 @@ queue.on('error', () => {})
 t.teardown(() => queue.close())
 
 const workers: ChildProcess[] = []
+
+/** The processes `pid` started and that still run (Linux: /proc/PID/task/TID/children). */
+function childrenOf(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  )
+}
+
+/** A process's nice value (field 19 of its stat). */
+function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+}
 /**
  * A worker process. Its stop grace is generous by default, so a job it runs finishes whatever the load (a
  * 10 s grace once ran out on a busy machine and the job was rightly handed back: the test read 'queued').
@@ -196,6 +209,17 @@ t.test(
     }
     const pids = new Set(done.map((job) => job.runner?.pid))
     t.equal(pids.size, 2, 'both workers ran jobs')
+    // A worker serves no API: its engine hosts run at its own priority, not below it, so they do not wait
+    // behind every busy program on the machine.
+    for (const worker of alive()) {
+      const hosts = childrenOf(worker.pid!)
+      t.ok(hosts.length >= 1, `worker ${worker.pid} has its engine host`)
+      t.same(
+        hosts.map(niceOf),
+        hosts.map(() => niceOf(worker.pid!)),
+        'its engine hosts run at its priority',
+      )
+    }
     const heartbeats = await backend.workers()
     t.ok(
       heartbeats.every((w) => w.engine === 'pocketsphinx' && w.host && w.throughput > 0),
