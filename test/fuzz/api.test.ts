@@ -25,7 +25,14 @@ import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen } from '../helpers/http.ts'
 import { MODEL_FILES, makeTarBz2, sha256, startServer } from '../models/fixtures.ts'
 import { fuzzSeed, Prng } from './prng.ts'
-import { buildPayloads, FUZZ_IDS, type FuzzRequest, nextRequest, type Route } from './requests.ts'
+import {
+  buildPayloads,
+  FUZZ_IDS,
+  type FuzzRequest,
+  nextRequest,
+  type Route,
+  soundRequests,
+} from './requests.ts'
 import { type Outcome, send } from './send.ts'
 
 const REQUESTS = Number(process.env.DICTUM_FUZZ_REQUESTS ?? 1500)
@@ -247,37 +254,42 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   const loop = monitorEventLoopDelay({ resolution: 10 })
   loop.enable()
   const deadline = performance.now() + SECONDS * 1000
+  /** Sends one request and records its outcome. */
+  const exchange = async (index: number, request: FuzzRequest) => {
+    const started = performance.now()
+    inFlight.set(index, describe(index, request).slice(0, 160))
+    const outcome = await send(request, port, agent, REQUEST_TIMEOUT_MS)
+    inFlight.delete(index)
+    slowest.push({ ms: performance.now() - started, what: describe(index, request).slice(0, 160) })
+    slowest.sort((a, b) => b.ms - a.ms).splice(5)
+    const problem = problemWith(request, outcome)
+    if (problem) failures.push(`${problem}\n    ${describe(index, request)}`)
+    if (
+      typeof outcome !== 'string' &&
+      outcome.status === 404 &&
+      ENTRY_NOT_FOUND.has(parse(outcome.body)?.code)
+    )
+      handledById.add(request.label)
+    if (
+      typeof outcome !== 'string' &&
+      outcome.status === 400 &&
+      parse(outcome.body)?.error?.code === ROUTE_REFUSAL
+    )
+      handledById.add(request.label)
+    const byStatus = statuses.get(request.label) ?? new Map()
+    const status = typeof outcome === 'string' ? outcome : outcome.status
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
+    statuses.set(request.label, byStatus)
+  }
+  const sound = soundRequests(token, port)
   const worker = async () => {
     while (sent < REQUESTS && performance.now() < deadline) {
       const index = sent++
-      const request = nextRequest(rng, routes, payloads, port)
-      const started = performance.now()
-      inFlight.set(index, describe(index, request).slice(0, 160))
-      const outcome = await send(request, port, agent, REQUEST_TIMEOUT_MS)
-      inFlight.delete(index)
-      slowest.push({ ms: performance.now() - started, what: describe(index, request).slice(0, 160) })
-      slowest.sort((a, b) => b.ms - a.ms).splice(5)
-      const problem = problemWith(request, outcome)
-      if (problem) failures.push(`${problem}\n    ${describe(index, request)}`)
-      if (
-        typeof outcome !== 'string' &&
-        outcome.status === 404 &&
-        ENTRY_NOT_FOUND.has(parse(outcome.body)?.code)
-      )
-        handledById.add(request.label)
-      if (
-        typeof outcome !== 'string' &&
-        outcome.status === 400 &&
-        parse(outcome.body)?.error?.code === ROUTE_REFUSAL
-      )
-        handledById.add(request.label)
-      const byStatus = statuses.get(request.label) ?? new Map()
-      const status = typeof outcome === 'string' ? outcome : outcome.status
-      byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
-      statuses.set(request.label, byStatus)
+      await exchange(index, sound.first.shift() ?? nextRequest(rng, routes, payloads, port))
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+  for (const request of sound.last) await exchange(sent++, request)
   loop.disable()
   clearInterval(stallWatch)
   // Every upload slot comes back once its request is over (a slot kept by an answered request would
