@@ -66,9 +66,7 @@ export class PocketsphinxDecoder {
   readonly #paths: ModelPaths
   /** Key of the custom-words plan in use ('' : none, the model's own search). */
   #biasKey = ''
-  /** The entries added to the dictionary now loaded ('[]': the model's own). */
-  #dictionaryKey = '[]'
-  /** Those entries. */
+  /** The entries added to the dictionary now loaded (none: the model's own). */
   #added: BiasPlan['additions'] = []
   /** The plan whose custom-words search is built and still holds (no dictionary loaded since): '' none. */
   #customSearchKey = ''
@@ -91,7 +89,6 @@ export class PocketsphinxDecoder {
     this.#decoder = decoder
     this.#logmath = native.ps_get_logmath(decoder)
     this.#paths = paths
-    this.#dictionaryKey = dictionaryKey
     this.#added = JSON.parse(dictionaryKey) as BiasPlan['additions']
   }
 
@@ -181,7 +178,7 @@ export class PocketsphinxDecoder {
   #loadDictionary(plan: BiasPlan | null, dictionary: PlanDictionary | null): void {
     const additions = plan?.additions ?? []
     const key = JSON.stringify(additions)
-    if (key === this.#dictionaryKey || this.#serves(plan)) return
+    if (key === JSON.stringify(this.#added) || this.#serves(plan)) return
     const native = this.#native
     const decoder = this.#live()
     this.#setups.dictionaryLoads++
@@ -199,7 +196,6 @@ export class PocketsphinxDecoder {
         written?.remove()
       }
     }
-    this.#dictionaryKey = key
     this.#added = additions
   }
 
