@@ -1,7 +1,8 @@
 /**
  * Section `startup`: how fast the installed package starts (lib/packed.ts), against `node -e 0` in the same
- * run. Measured: `dictum --version`, and the time from spawning
- * `dictum serve` until it answers `GET /v1/health`. Rounds alternate the commands.
+ * run. Measured: `dictum --version`, and the time from spawning `dictum serve` until it answers
+ * `GET /v1/health`, against the same for a Fastify server with one route (servers/one-route.mjs: what any
+ * Fastify service pays before it answers, the floor). Rounds alternate the commands.
  *
  * Then what the first request of each route whose modules load after listening (http/warm-up.ts) pays,
  * each such request twice, the first against the second (target: the first at most ~50 ms slower): right
@@ -25,12 +26,14 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
     const node: number[] = []
     const version: number[] = []
     const serve: number[] = []
+    const oneRoute: number[] = []
     const firsts: Record<string, { first: number[]; again: number[] }> = {}
     for (let i = 0; i < ROUNDS; i++) {
       node.push(await timed(process.execPath, ['-e', '0']))
       version.push(await timed(process.execPath, [bin, '--version']))
       const pauseMs = i % 4 === 2 ? 1000 : 0
       if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`), firsts, pauseMs))
+      else oneRoute.push(await untilOneRouteAnswers())
     }
     const nodeMs = median(node)
     const firstRequests = Object.fromEntries(
@@ -45,6 +48,9 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
       'dictum --version / node -e 0 (target <= 2.5)': round(median(version) / nodeMs, 2),
       'dictum serve until /v1/health answers ms, median': round(median(serve), 0),
       'dictum serve ready / node -e 0 (target <= 3)': round(median(serve) / nodeMs, 1),
+      'a one-route Fastify server until /v1/health answers ms, median': round(median(oneRoute), 0),
+      'one-route Fastify ready / node -e 0 (the floor)': round(median(oneRoute) / nodeMs, 1),
+      'dictum serve / one-route Fastify': round(median(serve) / median(oneRoute), 2),
       ...firstRequests,
       'load average': round(loadavg()[0]!, 1),
       rounds: ROUNDS,
@@ -78,33 +84,57 @@ async function untilHealthy(
   firsts: Record<string, { first: number[]; again: number[] }>,
   pauseMs: number,
 ): Promise<number> {
+  return untilAnswers(
+    (port) => [bin, 'serve', '--port', String(port), '--data-dir', dataDir],
+    // No config file: the built-in defaults, with this data folder.
+    { ...process.env, XDG_CONFIG_HOME: dataDir },
+    async (port) => {
+      await new Promise((resolve) => setTimeout(resolve, pauseMs))
+      await timeFirstRequests(port, firsts, pauseMs === 0 ? 'right after' : `${pauseMs / 1000} s after`)
+    },
+  )
+}
+
+/** Milliseconds from spawning the one-route Fastify server until /v1/health answers 200. */
+function untilOneRouteAnswers(): Promise<number> {
+  const script = path.join(import.meta.dirname, 'servers/one-route.mjs')
+  return untilAnswers(
+    (port) => [script, String(port)],
+    process.env,
+    async () => {},
+  )
+}
+
+/**
+ * Spawns `node ARGS(port)`, polls GET /v1/health every 5 ms until it answers 200, runs `then` and stops
+ * the server, waiting for it to be gone (its engine processes with it): a server still shutting down, or
+ * still loading the models its warm-up started, took CPU from the next round's `node -e 0` (~120 ms alone,
+ * ~200 ms beside it), which made every ratio look better than it is.
+ */
+async function untilAnswers(
+  args: (port: number) => string[],
+  env: NodeJS.ProcessEnv,
+  then: (port: number) => Promise<void>,
+): Promise<number> {
   const port = await freePort()
   const started = performance.now()
-  const child = spawn(process.execPath, [bin, 'serve', '--port', String(port), '--data-dir', dataDir], {
-    stdio: 'ignore',
-    // No config file: the built-in defaults, with this data folder.
-    env: { ...process.env, XDG_CONFIG_HOME: dataDir },
-  })
+  const child = spawn(process.execPath, args(port), { stdio: 'ignore', env })
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`dictum serve exited with ${child.exitCode}`)
+      if (child.exitCode !== null) throw new Error(`${args(port).join(' ')} exited with ${child.exitCode}`)
       const ok = await fetch(`http://127.0.0.1:${port}/v1/health`).then(
         (r) => r.ok,
         () => false,
       )
       if (ok) {
         const healthy = performance.now() - started
-        await new Promise((resolve) => setTimeout(resolve, pauseMs))
-        await timeFirstRequests(port, firsts, pauseMs === 0 ? 'right after' : `${pauseMs / 1000} s after`)
+        await then(port)
         return healthy
       }
-      if (performance.now() - started > 60_000) throw new Error('dictum serve did not answer within 60 s')
+      if (performance.now() - started > 60_000) throw new Error('the server did not answer within 60 s')
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
   } finally {
-    // Wait for it to be gone (its engine processes with it): a server still shutting down, or still
-    // loading the models its warm-up started, took CPU from the next round's `node -e 0` (~120 ms alone,
-    // ~200 ms beside it), which made every ratio look better than it is.
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
