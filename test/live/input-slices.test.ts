@@ -20,13 +20,13 @@ function burst(session: { append(pcm: Uint8Array): void }, pcm: Buffer): void {
   for (let at = 0; at < pcm.length; at += 48_000) session.append(pcm.subarray(at, at + 48_000))
 }
 
-t.test('/v1/health is answered while a burst of 35 s of speech is still being processed', async (t) => {
+t.test('/v1/health is answered while a burst of 24 s of speech is still being processed', async (t) => {
   const app = await build(t)
   const port = await listen(t, app)
   const log = new EventLog()
   const session = await app.dictum.live.open(SERVER_VAD, log.listener)
   const speech = clipPcmAt24k('jfk.wav') // 11 s
-  burst(session, Buffer.concat([speech, speech, speech, silencePcm(2000, 24000)]))
+  burst(session, Buffer.concat([speech, speech, silencePcm(2000, 24000)]))
   // Nothing is open after the trailing silence, so this commit is refused: that error event marks the moment
   // everything appended before it has been processed.
   session.commit()
@@ -43,7 +43,7 @@ t.test('/v1/health is answered while a burst of 35 s of speech is still being pr
   await log.until(processed)
   t.equal(log.of('error')[0]?.error.extra?.reason, 'input_audio_buffer_commit_empty', 'the commit came last')
   const started = log.of('speech_started').length
-  t.ok(started >= 3, `the speech was all heard (${started} items)`)
+  t.ok(started >= 2, `the speech was all heard (${started} items)`)
   t.equal(log.of('committed').length, started)
   await log.until(() => log.ended() === started)
   await session.close()
