@@ -37,10 +37,12 @@ const RATE = 24000
 
 t.test('speech in the microphone: the page shows the text /v1/transcribe gives', { skip }, async (t) => {
   const dir = tempDir(t)
-  // Chromium's fake capture reads a WAV file; 48 kHz 16-bit mono, the rate of a common microphone.
+  // Chromium's fake capture reads a WAV file; 48 kHz 16-bit mono, the rate of a common microphone. It plays
+  // from when the device opens; the page's audio worklet, which hands the page its chunks, starts after
+  // that. 4 s of silence before the speech: with 1 s, a run with both cores busy lost "go forward".
   const fakeMic = path.join(dir, 'microphone.wav')
   execFileSync('ffmpeg', [
-    ...['-v', 'error', '-i', CLIP, '-af', 'adelay=1000,apad=pad_dur=40'],
+    ...['-v', 'error', '-i', CLIP, '-af', 'adelay=4000,apad=pad_dur=40'],
     ...['-ar', '48000', '-ac', '1', '-c:a', 'pcm_s16le', fakeMic],
   ])
   const app = await build(t, {
