@@ -94,11 +94,19 @@ t.teardown(() => queue.close())
 
 const workers: ChildProcess[] = []
 
-/** The processes `pid` started and that still run (Linux: /proc/PID/task/TID/children). */
+/**
+ * The processes `pid` started and that still run (Linux: /proc/PID/task/TID/children). A thread listed may
+ * end before its children are read: it has none then (as in test/lib/thread-priority.test.ts).
+ */
 function childrenOf(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-  )
+  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      return []
+    }
+  })
 }
 
 /** A process's nice value (field 19 of its stat). */
