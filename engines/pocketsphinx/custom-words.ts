@@ -3,7 +3,8 @@
  * per dictionary version (the list of custom words) and applied by the decoder (decoder.ts `useBias`).
  *
  * - A word the model's dictionary has keeps its pronunciations; its aliases (spoken forms made of known
- *   words, e.g. "cube er net ease") add alternates.
+ *   words, e.g. "cube er net ease") add alternates. A word the decoders' dictionary lacks though the model's
+ *   has it (one the language model lacks: search-dictionary.ts) is added with the model's pronunciations.
  * - A word it lacks (or a phrase) becomes one dictionary entry whose pronunciations come from its aliases and
  *   from its own words (dictionary, else letter to sound: the SDK's `letterToSound`).
  * - Bias: a small unigram language model of the custom words, interpolated with the main model:
@@ -53,10 +54,15 @@ export function unknownWords(words: readonly CustomWord[], dictionary: Pronuncia
   return [...unknown]
 }
 
+/**
+ * `dictionary` is the model's, for pronunciations; `inSearch` says which of its words the decoders'
+ * dictionary has (default: all, when decoders load the model's own).
+ */
 export function planBias(
   words: readonly CustomWord[],
   dictionary: PronunciationDictionary,
   spelled: ReadonlyMap<string, readonly string[]>,
+  inSearch: (word: string) => boolean = () => true,
 ): BiasPlan {
   // A phrase's pronunciations: each word's first, and each word's last (letter to sound gives a word two:
   // as spelled, and with unstressed vowels reduced).
@@ -81,9 +87,12 @@ export function planBias(
       continue
     }
     const entry = spoken.join('_')
-    const known = dictionary.get(entry) ?? []
+    const own = dictionary.get(entry) ?? []
+    // The pronunciations the decoders' dictionary already has for the entry.
+    const known = inSearch(entry) ? own : []
     const have = added.get(entry) ?? []
     const candidates = custom.aliases.flatMap(pronounce)
+    if (known.length === 0) candidates.unshift(...own)
     if (known.length === 0) candidates.push(...pronounce(custom.text))
     const fresh = [...new Set(candidates)].filter((p) => !known.includes(p) && !have.includes(p))
     if (known.length + have.length + fresh.length === 0) {

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { arpaUnigrams, type BiasPlan, CUSTOM_MODEL_WEIGHT } from './custom-words.ts'
 import { DEFAULT_SEARCH, NGRAM_AUTO, type PocketsphinxNative, type Pointer } from './native.ts'
 import type { ModelPaths } from './options.ts'
+import { baseWord } from './search-dictionary.ts'
 
 /** The search whose language model holds the custom words (replaced when they change). */
 const CUSTOM_SEARCH = 'custom-words'
@@ -24,7 +25,7 @@ export interface Decoded {
 }
 
 /**
- * The model's dictionary with a plan's entries added, written once per plan (the library reads dictionaries
+ * The search dictionary (search-dictionary.ts) with a plan's entries added, written once per plan (the library reads dictionaries
  * from files): a decoder opened with it reads the dictionary once, instead of the model's and then this.
  */
 export interface PlanDictionary {
@@ -40,7 +41,7 @@ export function biasKeyOf(plan: BiasPlan | null): string {
   return plan && plan.unigrams.length > 0 ? plan.key : ''
 }
 
-/** Writes the model's dictionary with these entries added to a temporary file. */
+/** Writes the search dictionary (`paths.dict`) with these entries added to a temporary file. */
 export function writePlanDictionary(paths: ModelPaths, additions: BiasPlan['additions']): PlanDictionary {
   const dir = mkdtempSync(path.join(tmpdir(), 'dictum-pocketsphinx-'))
   const file = path.join(dir, 'custom-words.dict')
@@ -96,7 +97,7 @@ export class PocketsphinxDecoder {
    * Parses the arguments like the command line does and initialises the decoder (loads the model); `search`
    * is the search and front-end settings (options.ts `searchArguments`). With `dictionary` (a plan's), the
    * decoder loads that one instead of the model's, so {@link useBias} with that plan has no dictionary to
-   * load again (reading the ~130,000-word dictionary is most of a decoder's custom-words setup).
+   * load again (reading the ~80,000-line search dictionary is most of a decoder's custom-words setup).
    */
   static open(
     native: PocketsphinxNative,
@@ -171,7 +172,7 @@ export class PocketsphinxDecoder {
   }
 
   /**
-   * Loads the model's dictionary with the plan's entries added (no plan: the model's own file), unless the
+   * Loads the search dictionary with the plan's entries added (no plan: the search dictionary itself), unless the
    * dictionary loaded serves the plan as well (#serves); from `dictionary` when it is this plan's (already
    * written), else from a file written for the call.
    */
@@ -205,11 +206,10 @@ export class PocketsphinxDecoder {
    * every other word added there is unknown to the main language model. pocketsphinx searches only the
    * words of a search's language models, so such a word is never part of the search (measured: the 10
    * clips give the same words, times and confidence with and without 3 such words added). Loading the
-   * ~130,000-word dictionary again costs ~0.4 s of CPU per decoder; a service whose requests go with and
+   * ~80,000-line search dictionary again costs a few tenths of a second of CPU per decoder; a service whose requests go with and
    * without custom words (a realtime session's keywords, a replay) no longer pays it at each change.
    */
   #serves(plan: BiasPlan | null): boolean {
-    const baseWord = (word: string) => word.replace(/\(\d+\)$/u, '')
     const searched = new Set(plan?.unigrams.map((u) => u.word) ?? [])
     const entries = (list: BiasPlan['additions'], word: string) =>
       list
@@ -225,6 +225,12 @@ export class PocketsphinxDecoder {
       const word = baseWord(entry.word)
       return searched.has(word) || this.#native.ngram_wid(main, word) === unknown
     })
+  }
+
+  /** Whether the model's own language model has this word (so the search dictionary has it too). */
+  knows(word: string): boolean {
+    const main = this.#mainModel()
+    return this.#native.ngram_wid(main, word) !== this.#native.ngram_unknown_wid(main)
   }
 
   /** The model's own language model (inside the default search's set), shared, never modified. */

@@ -13,7 +13,9 @@ import {
 import { type BiasPlan, planBias, unknownWords } from './custom-words.ts'
 import { biasKeyOf, type PlanDictionary, type PocketsphinxDecoder, writePlanDictionary } from './decoder.ts'
 import { checkInstallation, INSTALL_FIX } from './installation.ts'
+import type { PocketsphinxNative } from './native.ts'
 import { liveSearchArguments, type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
+import type { SearchDictionary } from './search-dictionary.ts'
 import { PocketsphinxStream } from './stream.ts'
 import { toInt16, toTranscript } from './transcript.ts'
 
@@ -36,7 +38,7 @@ export class PocketsphinxEngine implements EngineInstance {
    * `dictionary` (a plan's) instead of the model's.
    */
   #newDecoder: ((dictionary: PlanDictionary | null) => PocketsphinxDecoder) | null = null
-  /** Live decoders opened so far (each loads the model: ~0.2 s, ~95 MB). */
+  /** Live decoders opened so far (each loads the model: ~0.2 s, ~85 MB). */
   #opened = 0
   /**
    * The dictionaries of the last plans with entries to add, by their entries' key (oldest first), each
@@ -48,7 +50,12 @@ export class PocketsphinxEngine implements EngineInstance {
   /** Live decoders of the streams going on. */
   readonly #busy = new Set<PocketsphinxDecoder>()
   #loading: Promise<void> | null = null
+  /** The paths decoders load: the model's, with the search dictionary (search-dictionary.ts). */
   #paths: ModelPaths | null = null
+  /** The search dictionary's file, and whether it is the model's own (pruning failed) or a pruned copy. */
+  #searchDictionary: (SearchDictionary & { pruned: boolean }) | null = null
+  /** The model's own dictionary file (pronunciations of custom words come from it). */
+  #modelDict = ''
   /** The model's pronunciation dictionary, read the first time custom words come. */
   #dictionary: Promise<PronunciationDictionary> | null = null
   /**
@@ -132,6 +139,8 @@ export class PocketsphinxEngine implements EngineInstance {
     this.#busy.clear()
     for (const dictionary of this.#planDictionaries.values()) dictionary.remove()
     this.#planDictionaries.clear()
+    this.#searchDictionary?.remove()
+    this.#searchDictionary = null
   }
 
   /** A whole piece through the batch decoder: `transcribe`, and the final pass of a stream. */
@@ -146,7 +155,7 @@ export class PocketsphinxEngine implements EngineInstance {
   /**
    * A live decoder for a stream, searching with its plan: an idle one (one already set up for the plan
    * first), a new one while fewer than `maxLiveDecoders` exist, else null. Each holds a copy of the model
-   * (~95 MB, ~0.2 s to open), so the bound is what keeps a host's memory flat however many utterances pile
+   * (~85 MB, ~0.2 s to open), so the bound is what keeps a host's memory flat however many utterances pile
    * up on it; kept idle between streams, a decoder is opened and set up for a dictionary version once.
    */
   #acquire(plan: BiasPlan | null): PocketsphinxDecoder | null {
@@ -205,7 +214,7 @@ export class PocketsphinxEngine implements EngineInstance {
     const kept = this.#plans.get(key)
     if (kept) return kept
     const plan = (async () => {
-      this.#dictionary ??= readDictionary((this.#paths as ModelPaths).dict)
+      this.#dictionary ??= readDictionary(this.#modelDict)
       const dictionary = await this.#dictionary
       const unknown = unknownWords(words, dictionary)
       const spelled = await letterToSound(unknown).catch((err: Error) => {
@@ -215,7 +224,11 @@ export class PocketsphinxEngine implements EngineInstance {
         )
         return new Map<string, string[]>()
       })
-      const built = planBias(words, dictionary, spelled)
+      const search = this.#searchDictionary
+      const decoder = this.#decoder
+      // Which words the decoders' dictionary has: with a pruned one, those of the language model.
+      const inSearch = search?.pruned && decoder ? (word: string) => decoder.knows(word) : undefined
+      const built = planBias(words, dictionary, spelled, inSearch)
       if (built.skipped.length > 0)
         this.#context.logger.warn({ skipped: built.skipped }, 'pocketsphinx: some custom words are left out')
       return built
@@ -241,14 +254,40 @@ export class PocketsphinxEngine implements EngineInstance {
       import('./decoder.ts'),
     ])
     const native = await loadNative(installation.libraries)
+    const search = await this.#openSearchDictionary(native, installation.paths)
+    const paths = { ...installation.paths, dict: search.file }
     const live = liveSearchArguments(options)
-    this.#newDecoder = (dictionary) => PocketsphinxDecoder.open(native, installation.paths, live, dictionary)
-    this.#decoder = PocketsphinxDecoder.open(native, installation.paths, searchArguments(options))
-    this.#paths = installation.paths
+    this.#newDecoder = (dictionary) => PocketsphinxDecoder.open(native, paths, live, dictionary)
+    try {
+      this.#decoder = PocketsphinxDecoder.open(native, paths, searchArguments(options))
+    } catch (error) {
+      search.remove()
+      throw error
+    }
+    this.#searchDictionary = search
+    this.#paths = paths
+    this.#modelDict = installation.paths.dict
     logger.info(
-      { ...installation.paths, ms: Math.round(performance.now() - started) },
+      { ...installation.paths, searchDict: search.file, ms: Math.round(performance.now() - started) },
       'pocketsphinx model loaded',
     )
+  }
+
+  /** The search dictionary (search-dictionary.ts); the model's own when it cannot be made. */
+  async #openSearchDictionary(
+    native: PocketsphinxNative,
+    paths: ModelPaths,
+  ): Promise<SearchDictionary & { pruned: boolean }> {
+    const { searchDictionary } = await import('./search-dictionary.ts')
+    try {
+      return { ...searchDictionary(native, paths), pruned: true }
+    } catch (error) {
+      this.#context.logger.warn(
+        { error: (error as Error).message, dict: paths.dict },
+        "pocketsphinx: decoders load the model's whole dictionary (its words the language model lacks could not be left out)",
+      )
+      return { file: paths.dict, remove: () => {}, pruned: false }
+    }
   }
 }
 

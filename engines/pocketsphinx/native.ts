@@ -56,6 +56,12 @@ export interface PocketsphinxNative {
   ngram_model_set_lookup(set: Pointer, name: string): Pointer | null
   ngram_wid(model: Pointer, word: string): number
   ngram_unknown_wid(model: Pointer): number
+  ngram_model_free(model: Pointer): number
+  // Reading a language model on its own (search-dictionary.ts: which words it has).
+  logmath_init(base: number, shift: number, useTable: number): Pointer | null
+  logmath_free(logmath: Pointer): number
+  /** Where the library logs (a decoder sets it from its `-logfn`; set before reading a model on its own). */
+  err_set_logfile(path: string): number
 }
 
 /** sphinxbase's `ngram_file_type_t`: let the reader tell ARPA text from the binary format. */
@@ -74,6 +80,10 @@ const sphinxbaseFunctions = {
   ngram_model_set_lookup: 'void *ngram_model_set_lookup(void *set, const char *name)',
   ngram_wid: 'int32_t ngram_wid(void *model, const char *word)',
   ngram_unknown_wid: 'int32_t ngram_unknown_wid(void *model)',
+  ngram_model_free: 'int ngram_model_free(void *model)',
+  logmath_init: 'void *logmath_init(double base, int shift, int use_table)',
+  logmath_free: 'int logmath_free(void *logmath)',
+  err_set_logfile: 'int err_set_logfile(const char *path)',
 }
 
 const pocketsphinxFunctions = {

@@ -50,13 +50,13 @@ export const PocketsphinxOptionsSchema = Type.Object(
     streaming: Type.Boolean({
       default: true,
       description:
-        "Partial text while a live utterance goes on (a live decoder per session, about 95 MB each, beside the final pass). Off: live sessions get each utterance's text when it ends.",
+        "Partial text while a live utterance goes on (a live decoder per session, about 85 MB each, beside the final pass). Off: live sessions get each utterance's text when it ends.",
     }),
     maxLiveDecoders: Type.Integer({
       minimum: 1,
       default: 4,
       description:
-        'Live decoders (about 95 MB each) an engine host keeps at most, shared by the live utterances on it: one more utterance than that waits for a free one, giving no partial text meanwhile; its final text is not affected.',
+        'Live decoders (about 85 MB each) an engine host keeps at most, shared by the live utterances on it: one more utterance than that waits for a free one, giving no partial text meanwhile; its final text is not affected.',
     }),
     libraryDir: Type.Optional(
       PathString(
