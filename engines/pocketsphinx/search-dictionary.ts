@@ -62,8 +62,12 @@ function cacheFile(paths: ModelPaths, cacheDir: string): string {
   return path.join(cacheDir, `${key}.dict`)
 }
 
-/** Reads the language model on its own and returns which of these words it has. */
-function languageModelHas(native: PocketsphinxNative, paths: ModelPaths): (word: string) => boolean {
+/** Reads the language model on its own and returns which words of `dictionary` (the file's text) it has. */
+function languageModelHas(
+  native: PocketsphinxNative,
+  paths: ModelPaths,
+  dictionary: string,
+): (word: string) => boolean {
   // The library's log goes nowhere, as a decoder's does (decoder.ts `-logfn`).
   native.err_set_logfile('/dev/null')
   const argv = ['-hmm', paths.hmm, '-lm', paths.lm, '-dict', paths.dict]
@@ -74,7 +78,7 @@ function languageModelHas(native: PocketsphinxNative, paths: ModelPaths): (word:
     if (!model) throw new Error(`pocketsphinx could not read the language model ${paths.lm}`)
     const unknown = native.ngram_unknown_wid(model)
     const words = new Set<string>()
-    for (const line of readFileSync(paths.dict, 'utf8').split('\n')) {
+    for (const line of dictionary.split('\n')) {
       const word = baseWord(line.slice(0, line.indexOf(' ')))
       if (word !== '' && !words.has(word) && native.ngram_wid(model, word) !== unknown) words.add(word)
     }
@@ -103,7 +107,8 @@ export function searchDictionary(
   } catch {
     // Not written yet: made below.
   }
-  const text = pruneDictionary(readFileSync(paths.dict, 'utf8'), languageModelHas(native, paths))
+  const dictionary = readFileSync(paths.dict, 'utf8')
+  const text = pruneDictionary(dictionary, languageModelHas(native, paths, dictionary))
   try {
     mkdirSync(cacheDir, { recursive: true })
     // Written whole under a name of this process, then renamed: a reader never sees half a file, and

@@ -6,27 +6,19 @@
  */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import { arpaUnigrams, planBias, unknownWords } from '../../../engines/pocketsphinx/custom-words.ts'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import type { PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
-import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import type { EngineCustomWord, EngineInstance } from '../../../kernel/contracts/engine.ts'
 import { ipaToArpabet, letterToSound } from '../../../text/pronunciations.ts'
 import { build, injectJson } from '../../helpers/build.ts'
 import { repoRoot } from '../../helpers/wav.ts'
 import { readClip } from './clips.ts'
 import { clipsWithAudio, MISRECOGNISED, scoreCustomWords } from './custom-words-eval.ts'
+import { context, skip } from './engine-context.ts'
 import { defaultCorpusPass } from './runner.ts'
 
-const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
-const quiet = { debug() {}, info() {}, warn() {}, error() {} }
-const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: quiet }
-const probe = await pocketsphinx.probe?.(context)
-const skip = probe?.available
-  ? false
-  : `pocketsphinx is not installed (${probe?.available === false && probe.reason})`
 const BELLY = path.join(repoRoot, 'test/fixtures/audio/librispeech-1089-134686-0001.wav')
 
 t.test('IPA from espeak-ng maps onto the model phone set, with a reduced variant', async (t) => {

@@ -5,7 +5,6 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
 import { planBias } from '../../../engines/pocketsphinx/custom-words.ts'
 import { PocketsphinxDecoder } from '../../../engines/pocketsphinx/decoder.ts'
@@ -13,12 +12,7 @@ import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import type { PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
 import { findLibraries } from '../../../engines/pocketsphinx/libraries.ts'
 import { loadNative, type PocketsphinxNative } from '../../../engines/pocketsphinx/native.ts'
-import {
-  type PocketsphinxOptions,
-  PocketsphinxOptionsSchema,
-  resolveModelPaths,
-  searchArguments,
-} from '../../../engines/pocketsphinx/options.ts'
+import { resolveModelPaths, searchArguments } from '../../../engines/pocketsphinx/options.ts'
 import {
   baseWord,
   defaultCacheDir,
@@ -26,14 +20,8 @@ import {
   searchDictionary,
 } from '../../../engines/pocketsphinx/search-dictionary.ts'
 import { audioFixturesDir, readClip } from './clips.ts'
+import { context, options, skip } from './engine-context.ts'
 
-const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
-const quiet = { debug() {}, info() {}, warn() {}, error() {} }
-const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: quiet }
-const probe = await pocketsphinx.probe?.(context)
-const skip = probe?.available
-  ? false
-  : `pocketsphinx is not installed (${probe?.available === false && probe.reason})`
 const paths = resolveModelPaths(options, '/nonexistent')
 
 /** The library, with its calls to ngram_model_read counted (reading the language model is the cost). */

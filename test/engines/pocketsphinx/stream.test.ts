@@ -5,21 +5,12 @@
  * do not disturb each other, and a finished or cancelled stream gives its decoder back.
  */
 import path from 'node:path'
-import { Value } from '@sinclair/typebox/value'
 import t, { type Test } from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import { HYPOTHESIS_EVERY_SAMPLES, type PocketsphinxEngine } from '../../../engines/pocketsphinx/instance.ts'
-import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import type { EngineCustomWord, EngineStream } from '../../../kernel/contracts/engine.ts'
 import { audioFixturesDir, readClip } from './clips.ts'
-
-const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
-const quiet = { debug() {}, info() {}, warn() {}, error() {} }
-const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: quiet }
-const probe = await pocketsphinx.probe?.(context)
-const skip = probe?.available
-  ? false
-  : `pocketsphinx is not installed (${probe?.available === false && probe.reason})`
+import { context, options, skip } from './engine-context.ts'
 
 const CHUNK = 640 // 40 ms at 16 kHz
 const clip = (file: string) => path.join(audioFixturesDir, file)
