@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Test } from 'tap'
 import { resolveConfig } from '../../config/load.ts'
 import type { DictumConfig } from '../../config/schema.ts'
+import { type PocketsphinxOptions, resolveModelPaths } from '../../engines/pocketsphinx/options.ts'
 import type { EngineDefinition, EngineInstance } from '../../kernel/contracts/engine.ts'
 import { createEngineRunner } from '../../kernel/engine-runner/index.ts'
 import type { EngineRunnerOptions } from '../../kernel/engine-runner/types.ts'
@@ -38,10 +39,12 @@ export const inlineBuiltInEngines = (options: EngineRunnerOptions) => {
 }
 
 /**
- * Loaded engine instances an app has closed, by options and models folder, for the next app of this test
+ * Loaded engine instances an app has closed, by options and model files, for the next app of this test
  * process that asks for the same: loading pocketsphinx's model costs ~0.5 s of CPU, and the suite builds
  * dozens of apps with it. A running service keeps one instance for all its requests too; what the apps'
- * tests check is the same either way. Kept until the process exits.
+ * tests check is the same either way. Kept until the process exits. The key is the resolved model files,
+ * not the models folder: each app has its own data dir (so its own `<dataDir>/models`) while the model
+ * is the system's, and a key on the folder never matched.
  */
 const idleInstances = new Map<string, EngineInstance[]>()
 
@@ -49,7 +52,8 @@ function keptLoaded(definition: EngineDefinition): EngineDefinition {
   return {
     ...definition,
     async create(context) {
-      const key = JSON.stringify([context.options, context.modelsDir])
+      const options = context.options as PocketsphinxOptions
+      const key = JSON.stringify([options, resolveModelPaths(options, context.modelsDir)])
       const instance = idleInstances.get(key)?.pop() ?? (await definition.create(context))
       let loaded = false
       let closed = false
