@@ -128,15 +128,27 @@ export function refusedHandshake(
   })
 }
 
-/** A speech clip as PCM16 mono little-endian at `rate` (ffmpeg resamples it). */
+const decodedClips = new Map<string, Buffer>()
+
+/**
+ * A speech clip as PCM16 mono little-endian at `rate` (ffmpeg resamples it), decoded once per test process
+ * (a Debian ffmpeg start costs ~0.1 s of CPU, and the realtime tests send the same clips many times); a
+ * copy each time, so that a test may change its own.
+ */
 export function pcmOf(file: string, rate = 24000): Buffer {
-  return execFileSync(
-    'ffmpeg',
-    ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', String(rate), '-'],
-    {
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  )
+  const key = `${rate}:${file}`
+  let pcm = decodedClips.get(key)
+  if (!pcm) {
+    pcm = execFileSync(
+      'ffmpeg',
+      ['-v', 'error', '-i', file, '-f', 's16le', '-ac', '1', '-ar', String(rate), '-'],
+      {
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    )
+    decodedClips.set(key, pcm)
+  }
+  return Buffer.from(pcm)
 }
 
 /** `ms` of silence as PCM16 at `rate`. */
