@@ -5,16 +5,14 @@ import t from 'tap'
 import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
 import {
   liveSearchArguments,
-  type PocketsphinxOptions,
   PocketsphinxOptionsSchema,
   resolveModelPaths,
   searchArguments,
 } from '../../../engines/pocketsphinx/options.ts'
 import { createEngineRunner } from '../../../kernel/engine-runner/index.ts'
+import { options as defaults, quiet as logger } from './engine-context.ts'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
-const logger = { debug() {}, info() {}, warn() {}, error() {} }
-const defaults = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
 const probe = (options: Record<string, unknown>, modelsDir = '/nonexistent') =>
   pocketsphinx.probe?.({ options: { ...defaults, ...options }, dataDir: '/nonexistent', modelsDir, logger })
 

@@ -5,13 +5,13 @@
  * test files run in one group's process).
  */
 import path from 'node:path'
-import { Value } from '@sinclair/typebox/value'
 import type { Test } from 'tap'
-import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
+import type { PocketsphinxOptions } from '../../../engines/pocketsphinx/options.ts'
 import type { EngineTranscribeResult } from '../../../kernel/contracts/engine.ts'
 import { createEngineRunner, type EngineRunner } from '../../../kernel/engine-runner/index.ts'
 import { repoRoot } from '../../helpers/wav.ts'
 import { type Clip, readClip, referenceClips } from './clips.ts'
+import { options } from './engine-context.ts'
 
 /** The engine as dictum runs it (its own process), with these options; closed when the test ends. */
 export function startRunner(t: Test, engineOptions: PocketsphinxOptions): EngineRunner {
@@ -45,7 +45,7 @@ let corpusPass: Promise<CorpusResult[]> | null = null
  */
 export function defaultCorpusPass(t: Test): Promise<CorpusResult[]> {
   corpusPass ??= (async () => {
-    const runner = startRunner(t, Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions)
+    const runner = startRunner(t, options)
     await runner.load()
     const results: CorpusResult[] = []
     for (const clip of referenceClips()) {

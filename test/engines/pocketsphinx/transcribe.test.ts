@@ -1,14 +1,8 @@
-import { Value } from '@sinclair/typebox/value'
 import t from 'tap'
-import pocketsphinx from '../../../engines/pocketsphinx/index.ts'
-import { type PocketsphinxOptions, PocketsphinxOptionsSchema } from '../../../engines/pocketsphinx/options.ts'
 import { corpusWordErrorRate, wordErrorRate } from '../../helpers/wer.ts'
 import { commandLineTranscript, readClip, referenceClips, SHORT_CLIPS } from './clips.ts'
+import { options, skip } from './engine-context.ts'
 import { defaultCorpusPass, startRunner } from './runner.ts'
-
-const options = Value.Default(PocketsphinxOptionsSchema, {}) as PocketsphinxOptions
-const context = { options, dataDir: '/nonexistent', modelsDir: '/nonexistent', logger: console }
-const probe = await pocketsphinx.probe?.(context)
 
 t.test('the WER helper', async (t) => {
   t.equal(
@@ -19,10 +13,6 @@ t.test('the WER helper', async (t) => {
   t.equal(wordErrorRate('a b c d', 'a x c'), 0.5, 'one substitution and one deletion over four words')
   t.equal(wordErrorRate('a b', 'a b c d'), 1, 'insertions count')
 })
-
-const skip = probe?.available
-  ? false
-  : `pocketsphinx is not installed (${probe?.available === false && probe.reason})`
 
 t.test(
   'every shared clip through the engine runner, compared with pocketsphinx_continuous',
