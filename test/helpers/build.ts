@@ -44,7 +44,8 @@ export const inlineBuiltInEngines = (options: EngineRunnerOptions) => {
  * dozens of apps with it. A running service keeps one instance for all its requests too; what the apps'
  * tests check is the same either way. Kept until the process exits. The key is the resolved model files,
  * not the models folder: each app has its own data dir (so its own `<dataDir>/models`) while the model
- * is the system's, and a key on the folder never matched.
+ * is the system's, and a key on the folder never matched. A reused instance keeps the context of the app
+ * that created it (its logger among them): a test that reads the engine's logs builds its own engine.
  */
 const idleInstances = new Map<string, EngineInstance[]>()
 
