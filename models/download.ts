@@ -73,28 +73,33 @@ export async function downloadFile(request: DownloadRequest): Promise<DownloadRe
   const state: HashState = { hash: createHash('sha256'), bytes: 0 }
   await forgetForeignPart(request)
   let failures = 0
-  for (;;) {
-    request.signal?.throwIfAborted()
-    const before = await partSize(request.partPath)
-    try {
-      await attempt(request, state, meter)
-      break
-    } catch (error) {
-      if (request.signal?.aborted) throw request.signal.reason ?? error
-      if (!(error instanceof RetryableError)) throw error
-      failures = (await partSize(request.partPath)) > before ? 1 : failures + 1
-      if (failures > retry.attempts) {
-        throw errors.MODEL_DOWNLOAD_FAILED(
-          `${request.label}: ${error.message} (gave up after ${failures} attempts)`,
+  // A failed or cancelled download must not send a held-back progress report after its error.
+  try {
+    for (;;) {
+      request.signal?.throwIfAborted()
+      const before = await partSize(request.partPath)
+      try {
+        await attempt(request, state, meter)
+        break
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason ?? error
+        if (!(error instanceof RetryableError)) throw error
+        failures = (await partSize(request.partPath)) > before ? 1 : failures + 1
+        if (failures > retry.attempts) {
+          throw errors.MODEL_DOWNLOAD_FAILED(
+            `${request.label}: ${error.message} (gave up after ${failures} attempts)`,
+          )
+        }
+        const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (failures - 1))
+        request.logger?.warn(
+          { model: request.label, attempt: failures, error: error.message },
+          'download retry',
         )
+        await sleep(delay, request.signal)
       }
-      const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (failures - 1))
-      request.logger?.warn(
-        { model: request.label, attempt: failures, error: error.message },
-        'download retry',
-      )
-      await sleep(delay, request.signal)
     }
+  } finally {
+    meter.close()
   }
   meter.finish()
   const sizeBytes = await partSize(request.partPath)

@@ -43,9 +43,13 @@ export async function checkLocalArchive(request: LocalArchiveRequest): Promise<L
   meter.reset(0)
   const hash = createHash('sha256')
   const input = createReadStream(file, request.signal ? { signal: request.signal } : {})
-  for await (const chunk of input) {
-    hash.update(chunk as Buffer)
-    meter.add((chunk as Buffer).length)
+  try {
+    for await (const chunk of input) {
+      hash.update(chunk as Buffer)
+      meter.add((chunk as Buffer).length)
+    }
+  } finally {
+    meter.close()
   }
   meter.finish()
   request.onVerify?.(info.size)

@@ -1,6 +1,9 @@
 /**
  * Turns a stream of byte counts into throttled progress reports with a speed over a sliding window and an
  * ETA. Shared by the HTTP download and the hashing of a local archive.
+ *
+ * A count the throttle held back is reported when the interval ends (a trailing report): a download that
+ * stalls right after a held-back count would otherwise show a stale figure for as long as it stalls.
  */
 
 export interface DownloadProgress {
@@ -33,6 +36,7 @@ export class ProgressMeter {
   #total: number | null = null
   #samples: Array<{ at: number; bytes: number }> = []
   #lastReport = Number.NEGATIVE_INFINITY
+  #trailing: NodeJS.Timeout | undefined
 
   constructor(options: ProgressMeterOptions = {}) {
     this.#onProgress = options.onProgress
@@ -69,6 +73,12 @@ export class ProgressMeter {
     this.#report(true)
   }
 
+  /** Drops a trailing report still to come (the work failed or was cancelled). Safe to call twice. */
+  close(): void {
+    clearTimeout(this.#trailing)
+    this.#trailing = undefined
+  }
+
   snapshot(): DownloadProgress {
     const rate = this.#rate()
     const remaining = this.#total === null ? null : Math.max(0, this.#total - this.#received)
@@ -95,7 +105,16 @@ export class ProgressMeter {
   #report(force: boolean): void {
     if (!this.#onProgress) return
     const at = this.#now()
-    if (!force && at - this.#lastReport < this.#intervalMs) return
+    const wait = this.#lastReport + this.#intervalMs - at
+    if (!force && wait > 0) {
+      this.#trailing ??= setTimeout(() => {
+        this.#trailing = undefined
+        this.#sample()
+        this.#report(true)
+      }, wait).unref()
+      return
+    }
+    this.close()
     this.#lastReport = at
     this.#onProgress(this.snapshot())
   }

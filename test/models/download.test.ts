@@ -64,6 +64,34 @@ t.test('resumes with a Range request after the server drops the connection mid-b
   t.same(readFileSync(result.path), body)
 })
 
+t.test('a download that stalls reports the bytes that arrived before the stall', async (t) => {
+  // The server sends a part of the body at once and then holds the connection until the client reports that
+  // part: the count lands inside the throttle's interval, so only the meter's trailing report can show it.
+  const server = await withServer(t)
+  const body = randomBytes(200_000)
+  const part = 50_000
+  let reported = () => {}
+  const partReported = new Promise<void>((resolve) => (reported = resolve))
+  server.files.set('/stall.bin', { body, dropAfter: part, beforeDrop: () => partReported })
+  const events: DownloadProgress[] = []
+  const result = await downloadFile({
+    url: server.url('/stall.bin'),
+    partPath: path.join(t.testdir(), 'stall.part'),
+    expectedSha256: sha256(body),
+    label: 'stall',
+    retry: FAST_RETRY,
+    onProgress: (progress) => {
+      events.push(progress)
+      if (progress.receivedBytes === part) reported()
+    },
+  })
+  t.ok(
+    events.some((e) => e.receivedBytes === part),
+    'the part that arrived before the stall is reported while the server holds',
+  )
+  t.equal(result.sizeBytes, body.length, 'then the download resumes and completes')
+})
+
 t.test('a partial file left by an earlier run is resumed, and its prefix is hashed from disk', async (t) => {
   const server = await withServer(t)
   const body = randomBytes(200_000)
