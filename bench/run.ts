@@ -3,6 +3,7 @@
  * Sections (default: all): see `sections` below. Figures are medians of interleaved rounds.
  */
 import { benchAbuse } from './abuse.ts'
+import { benchBusyNeighbours } from './busy-neighbours.ts'
 import { benchCli } from './cli.ts'
 import { benchConcurrentDictation, benchLongFile } from './cores.ts'
 import { benchCustomWords } from './custom-words.ts'
@@ -30,6 +31,7 @@ const sections: Record<string, Section> = {
   history: () => benchHistory(),
   'health-under-load': () => benchHealthUnderLoad(),
   'http-vs-engine': () => benchHttpVsDirect(),
+  'busy-neighbours': () => benchBusyNeighbours(),
   pocketsphinx: () => benchPocketsphinx(),
   sherpa: () => benchSherpa(),
   'sherpa-http': () => benchSherpaHttp(),

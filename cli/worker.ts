@@ -62,15 +62,13 @@ export async function workerCommand(args: string[], io: CliIO): Promise<number> 
     ...config.speech,
     concurrency: configured === 'auto' ? concurrency : Math.max(configured, concurrency),
   }
-  // The engine hosts run at the worker's own priority: a worker serves no API whose event loop they would
-  // keep from a core, and a few nice levels down they would wait behind every busy program on the machine.
   const runnerFactory = io.runnerFactory ?? createEngineRunner
   const app = await buildApp(
     { ...config, speech },
     {
       configFile: checked.loaded.file,
       discovery: checked.discovery,
-      runnerFactory: (options) => runnerFactory({ ...options, hostPriority: 'same' }),
+      runnerFactory,
     },
   )
   const { transcription, dictionary, configStore, audio } = app.dictum

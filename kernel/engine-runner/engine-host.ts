@@ -1,7 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { DictumError } from '../../errors/catalogue.ts'
-import { lowerProcessPriority } from '../../lib/thread-priority.ts'
 import type {
   EngineStreamOptions,
   EngineTranscribeRequest,
@@ -40,8 +39,6 @@ export interface HostOptions {
   logger: PluginLogger
   /** Where large pieces of audio are handed over (see audio-handoff.ts); null sends them through the pipe. */
   audioDir: string | null
-  /** Below this process's priority ('background') or at it ('same'): EngineRunnerOptions.hostPriority. */
-  priority: 'background' | 'same'
   /** Called once when the process has exited (for whatever reason). */
   onExit: (host: EngineHost) => void
   /** Called when one of the host's streams has ended (for a stream host's idle time). */
@@ -128,8 +125,6 @@ export class EngineHost {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: { ...process.env, DICTUM_ENGINE_HOST_PARENT_PID: String(process.pid) },
     })
-    // Below the API's priority: a host decoding flat out must not keep the event loop from a core.
-    this.#lowerPriority()
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => this.#loadTimedOut(), options.loadTimeoutMs)
       this.#settleLoad = { resolve, reject, timer }
@@ -271,16 +266,9 @@ export class EngineHost {
     }
   }
 
-  #lowerPriority(): void {
-    if (this.#options.priority === 'background' && this.#child.pid !== undefined)
-      lowerProcessPriority(this.#child.pid)
-  }
-
   #onMessage(message: HostMessage): void {
     const { engineId, moduleSource, context } = this.#options
     if (message.type === 'hello') {
-      // again, now that the host's runtime has started its threads (some may have begun before the fork's)
-      this.#lowerPriority()
       this.#send({ type: 'init', engineId, moduleSource, context })
     } else if (message.type === 'ready') this.#loaded()
     else if (message.type === 'load-error') this.#loadFailed(loadFailure(engineId, message.error))

@@ -315,7 +315,6 @@ export class ProcessEngineRunner implements EngineRunner {
       memorySampleMs: this.#options.memorySampleMs ?? DEFAULT_SAMPLE_MS,
       logger,
       audioDir: this.#options.audioDir === undefined ? sharedMemoryDir() : this.#options.audioDir,
-      priority: this.#options.hostPriority ?? 'background',
       onExit: (exited) => {
         pool.delete(exited)
         const timer = this.#idleStreamHosts.get(exited)

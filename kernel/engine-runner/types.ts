@@ -44,13 +44,6 @@ export interface EngineRunnerOptions {
   maxStreamHosts?: number
   /** Process isolation: a stream host left without streams stops after this long (default 30 s). */
   streamHostIdleMs?: number
-  /**
-   * Process isolation: the hosts' scheduling priority. 'background' (the default): a few nice levels below
-   * this process, so that a host decoding flat out leaves a core to the API's event loop
-   * (lib/thread-priority.ts). 'same': this process's, for a process that serves no API (`dictum worker`):
-   * its engines are its work, and a few levels down they would wait behind every busy program on the machine.
-   */
-  hostPriority?: 'background' | 'same'
 }
 
 export interface EngineRunnerContext {
