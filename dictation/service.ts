@@ -53,7 +53,7 @@ export class DictationService {
 
   async dictate(source: AudioSource, options: DictateOptions = {}): Promise<Dictation> {
     const started = performance.now()
-    const recording = await startRecording(this.#deps.audio, this.#deps.configStore.current.history)
+    const recording = startRecording(this.#deps.configStore.current.history)
     let transcript: Transcript
     try {
       transcript = await this.#deps.transcription.transcribe(source, {

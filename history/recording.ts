@@ -4,20 +4,14 @@
  * samples when the item is complete; both finish it into the FLAC that `HistoryService.record` stores.
  */
 import { RecordingEncoder } from '../audio/recording-encoder.ts'
-import type { AudioService } from '../audio/service.ts'
 
 interface Logger {
   warn(obj: object, msg: string): void
 }
 
-/** An encoder when history keeps audio (and ffmpeg is there), else null. */
-export async function startRecording(
-  audio: AudioService,
-  history: { enabled: boolean; keepAudio: boolean },
-): Promise<RecordingEncoder | null> {
-  if (!history.enabled || !history.keepAudio) return null
-  const ffmpeg = await audio.decoder.ffmpeg()
-  return ffmpeg ? new RecordingEncoder(ffmpeg.path) : null
+/** An encoder when history keeps audio, else null. */
+export function startRecording(history: { enabled: boolean; keepAudio: boolean }): RecordingEncoder | null {
+  return history.enabled && history.keepAudio ? new RecordingEncoder() : null
 }
 
 /** The recording's FLAC; null (logged) when encoding failed: the dictation is kept without its audio. */

@@ -524,7 +524,7 @@ export class LiveSessionImpl implements LiveSession {
 
   /** An item's samples as history keeps a recording: the encoder /v1/dictate uses; null when none is kept. */
   async #encoded(samples: Float32Array): Promise<Buffer | null> {
-    const recording = await startRecording(this.#deps.audio, this.#deps.config().history)
+    const recording = startRecording(this.#deps.config().history)
     if (!recording) return null
     recording.write(samples)
     return finishRecording(recording, this.#deps.logger)

@@ -1,49 +1,162 @@
 /**
- * The FLAC kept with a history entry (audio/recording-encoder.ts, real ffmpeg): lossless for 16-bit samples,
- * and its header says how many samples it holds (ffmpeg on a pipe leaves it 0, "unknown": a browser then
- * shows an endless recording it cannot seek).
+ * The FLAC kept with a history entry (audio/flac-encoder.ts, audio/recording-encoder.ts), read back by real
+ * ffmpeg with its checks on (frame CRCs, the bitstream): lossless on the 16-bit grid, its header counting
+ * the samples (a browser shows the length and can seek) and carrying their MD5, for every kind of block the
+ * encoder writes (CONSTANT for silence, FIXED, VERBATIM for noise, short last blocks, a single sample); and
+ * about as small as ffmpeg's own FLAC of a real clip.
  */
 import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import t from 'tap'
-import { RecordingEncoder, withTotalSamples } from '../../audio/recording-encoder.ts'
+import { FlacEncoder } from '../../audio/flac-encoder.ts'
+import { RecordingEncoder, toInt16 } from '../../audio/recording-encoder.ts'
+import { audioFixturesDir } from '../helpers/fixtures.ts'
 
-/** `seconds` of a tone at 16 kHz, on the 16-bit grid (so FLAC's s16 gives it back exactly). */
-function tone(seconds: number): Float32Array {
-  const samples = new Float32Array(Math.round(16000 * seconds))
-  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(8000 * Math.sin(i / 9)) / 32768
-  return samples
+const scratch = mkdtempSync(path.join(tmpdir(), 'dictum-flac-'))
+t.teardown(() => rmSync(scratch, { recursive: true, force: true }))
+
+/** ffmpeg's reading of a FLAC: its samples, and what ffprobe says of the stream. */
+function readBack(flac: Buffer): { samples: Int16Array; durationTs: number; sampleRate: string } {
+  const pcm = execFileSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-xerror',
+      '-err_detect',
+      'crccheck+bitstream+buffer',
+      '-i',
+      'pipe:0',
+      '-f',
+      's16le',
+      '-',
+    ],
+    { input: flac, maxBuffer: 1 << 28 },
+  )
+  // From a file: ffprobe reads the header only, and would close a pipe with more to come.
+  const file = path.join(scratch, 'probed.flac')
+  writeFileSync(file, flac)
+  const probed = execFileSync('ffprobe', [
+    ...['-v', 'error', '-show_entries', 'stream=duration_ts,sample_rate', '-of', 'json', file],
+  ]).toString()
+  const stream = JSON.parse(probed).streams[0]
+  return {
+    samples: new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2),
+    durationTs: Number(stream.duration_ts),
+    sampleRate: stream.sample_rate,
+  }
 }
 
-t.test('the FLAC holds the samples and says how many', async (t) => {
-  const samples = tone(1.5)
-  const recording = new RecordingEncoder('ffmpeg')
-  // Written in pieces, as a dictation's decoder hands them over.
-  for (let at = 0; at < samples.length; at += 4000) recording.write(samples.subarray(at, at + 4000))
-  const flac = await recording.finish()
-  const probed = execFileSync(
-    'ffprobe',
-    ['-v', 'error', '-show_entries', 'stream=duration_ts,sample_rate', '-of', 'json', '-'],
-    { input: flac },
-  ).toString()
-  const stream = JSON.parse(probed).streams[0]
-  t.equal(Number(stream.duration_ts), samples.length, 'the header counts every sample')
-  t.equal(stream.sample_rate, '16000')
-  const pcm = execFileSync('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-f', 's16le', '-'], { input: flac })
-  const back = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2)
-  t.equal(back.length, samples.length)
+/** A seeded generator, so that the noise is the same in every run. */
+function random(seed: number): () => number {
+  let x = seed
+  return () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31
+    return x / 2 ** 31
+  }
+}
+
+function signal(length: number, at: (i: number) => number): Int16Array {
+  return Int16Array.from({ length }, (_, i) => Math.max(-32768, Math.min(32767, Math.round(at(i)))))
+}
+
+const next = random(7)
+const cases: Record<string, Int16Array> = {
+  'a tone, 1.5 s': signal(24_000, (i) => 8000 * Math.sin(i / 9)),
+  'digital silence then a tone (CONSTANT blocks)': signal(20_000, (i) =>
+    i < 9000 ? 0 : 3000 * Math.sin(i / 5),
+  ),
+  'full-scale white noise (VERBATIM blocks)': signal(10_000, () => next() * 65535 - 32768),
+  'a square wave at the rails': signal(8192 + 300, (i) => (Math.floor(i / 40) % 2 ? 32767 : -32768)),
+  'quiet noise, a last block of 5 samples': signal(4096 * 2 + 5, () => next() * 40 - 20),
+  'one sample': Int16Array.of(-1234),
+  'three samples': Int16Array.of(5, -7, 32767),
+}
+
+for (const [name, samples] of Object.entries(cases)) {
+  t.test(`${name}: read back exactly, with its length and MD5`, async (t) => {
+    const encoder = new FlacEncoder()
+    // In uneven pieces, as a decoder hands them over.
+    for (let at = 0, step = 1000; at < samples.length; at += step, step += 777)
+      encoder.write(samples.subarray(at, at + step))
+    const flac = encoder.finish()
+    const back = readBack(flac)
+    t.equal(back.sampleRate, '16000')
+    t.equal(back.durationTs, samples.length, 'the header counts every sample')
+    t.equal(back.samples.length, samples.length)
+    t.ok(
+      back.samples.every((v, i) => v === samples[i]),
+      'every sample as written',
+    )
+    const pcm = Buffer.from(back.samples.buffer, back.samples.byteOffset, back.samples.byteLength)
+    t.equal(
+      flac.subarray(26, 42).toString('hex'),
+      createHash('md5').update(pcm).digest('hex'),
+      "STREAMINFO's MD5 is of the samples",
+    )
+  })
+}
+
+t.test('a recording: float samples on the 16-bit grid, clipped outside -1…1', async (t) => {
+  const floats = Float32Array.from({ length: 6000 }, (_, i) => Math.round(9000 * Math.sin(i / 7)) / 32768)
+  floats[10] = 1.5
+  floats[11] = -2
+  const recording = new RecordingEncoder()
+  for (let at = 0; at < floats.length; at += 1600) recording.write(floats.subarray(at, at + 1600))
+  const back = readBack(await recording.finish())
+  const expected = toInt16(floats)
+  t.equal(expected[10], 32767, 'clipped high')
+  t.equal(expected[11], -32768, 'clipped low')
+  t.equal(expected[20], Math.round(9000 * Math.sin(20 / 7)), 'a sample on the grid stays itself')
   t.ok(
-    back.every((v, i) => v === Math.round((samples[i] as number) * 32768)),
+    back.samples.length === floats.length && back.samples.every((v, i) => v === expected[i]),
     'the samples, unchanged',
   )
 })
 
-t.test('withTotalSamples touches only a FLAC header', async (t) => {
-  const notFlac = Buffer.from('RIFF....WAVEfmt and more bytes than forty-two of them, surely')
-  t.same(withTotalSamples(Buffer.from(notFlac), 100), notFlac, 'a WAV is left as it is')
-  const header = Buffer.alloc(42)
-  header.write('fLaC', 0, 'latin1')
-  header[21] = 0xf0 // bits per sample, 16
-  const patched = withTotalSamples(header, 2 ** 32 + 5)
-  t.equal(patched[21], 0xf1, 'the 36-bit count: its high bits beside the format bits')
-  t.equal(patched.readUInt32BE(22), 5)
+t.test('abort drops the recording: finish rejects', async (t) => {
+  const recording = new RecordingEncoder()
+  recording.write(new Float32Array(100))
+  recording.abort()
+  recording.abort()
+  await t.rejects(recording.finish(), /aborted/)
+})
+
+t.test("a real clip: about as small as ffmpeg's FLAC, well under the PCM", async (t) => {
+  const clip = path.join(audioFixturesDir, 'jfk.wav')
+  const pcm = execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-i',
+    clip,
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-f',
+    's16le',
+    '-',
+  ])
+  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, pcm.length / 2)
+  const encoder = new FlacEncoder()
+  encoder.write(samples)
+  const ours = encoder.finish()
+  const theirs = execFileSync(
+    'ffmpeg',
+    [
+      ...['-v', 'error', '-f', 's16le', '-ar', '16000', '-ac', '1', '-i', 'pipe:0'],
+      ...['-c:a', 'flac', '-f', 'flac', '-'],
+    ],
+    { input: pcm },
+  )
+  t.ok(
+    readBack(ours).samples.every((v, i) => v === samples[i]),
+    'lossless',
+  )
+  const ratio = ours.length / theirs.length
+  t.ok(ratio < 1.15, `ours ${ours.length} bytes, ffmpeg's ${theirs.length}: ${ratio.toFixed(3)}×`)
+  t.ok(ours.length < pcm.length * 0.7, `${ours.length} of ${pcm.length} bytes of PCM`)
 })

@@ -43,6 +43,31 @@ t.test('a dictation keeps its audio as FLAC: the same samples play back', async 
   t.equal(listed.body.items[0].hasAudio, true)
 })
 
+t.test('a machine without ffmpeg keeps the recording of a WAV dictation too', async (t) => {
+  // No ffmpeg anywhere: none configured, none on PATH (the encoder is in process; WAV decodes in process).
+  const saved = { PATH: process.env.PATH, FFMPEG_PATH: process.env.FFMPEG_PATH }
+  process.env.PATH = ''
+  delete process.env.FFMPEG_PATH
+  const restore = () => {
+    process.env.PATH = saved.PATH
+    if (saved.FFMPEG_PATH !== undefined) process.env.FFMPEG_PATH = saved.FFMPEG_PATH
+  }
+  t.teardown(restore)
+  const app = await build(t, { ...echo, audio: { ffmpegPath: '/nonexistent/ffmpeg' } })
+  t.equal(await app.dictum.audio.decoder.ffmpeg(), null, 'this app finds no ffmpeg')
+  const res = await injectJson(app, 'POST', '/v1/dictate', { path: GO })
+  t.equal(res.status, 200)
+  t.equal(res.body.hasAudio, true, 'the recording is kept')
+  const audio = await app.inject({ method: 'GET', url: `/v1/history/${res.body.id}/audio` })
+  restore()
+  const kept = await decode({ kind: 'bytes', data: audio.rawPayload })
+  const original = await decode({ kind: 'file', path: GO })
+  t.ok(
+    kept.length === original.length && kept.every((v, i) => v === original[i]),
+    'and it holds the samples the engine got',
+  )
+})
+
 t.test('404 when no recording is kept; keepAudio false keeps none', async (t) => {
   const app = await build(t, { ...echo, history: { keepAudio: false } })
   const res = await injectJson(app, 'POST', '/v1/dictate', { path: GO })
@@ -71,8 +96,8 @@ t.test('deleting an entry, all entries or pruning deletes the audio', async (t) 
 })
 
 t.test('the size cap drops the oldest recordings; retention drops old ones', async (t) => {
-  // goforward.wav's FLAC is ~30 KB, jfk's ~200 KB: a 0.25 MB cap holds jfk and at most one more.
-  const app = await build(t, { ...echo, history: { audioMaxMb: 0.25, audioRetentionDays: 30 } })
+  // goforward.wav's FLAC is ~43 KB, jfk's ~220 KB: a 0.27 MB cap (283 KB) holds jfk and at most one more.
+  const app = await build(t, { ...echo, history: { audioMaxMb: 0.27, audioRetentionDays: 30 } })
   const first = (await injectJson(app, 'POST', '/v1/dictate', { path: GO })).body.id
   const second = (await injectJson(app, 'POST', '/v1/dictate', { path: JFK })).body.id
   const third = (await injectJson(app, 'POST', '/v1/dictate', { path: GO })).body.id
@@ -81,7 +106,7 @@ t.test('the size cap drops the oldest recordings; retention drops old ones', asy
   t.equal(await has(second), true)
   t.equal(await has(third), true)
   const total = app.dictum.db.prepare('SELECT sum(bytes) AS b FROM history_audio').get() as { b: number }
-  t.ok(total.b <= 0.25 * 1024 * 1024, `under the cap (${total.b} bytes)`)
+  t.ok(total.b <= 0.27 * 1024 * 1024, `under the cap (${total.b} bytes)`)
   t.equal((await injectJson(app, 'GET', '/v1/history')).body.count, 3, 'the entries stay')
 
   await app.dictum.history.applyAudioBounds(new Date(Date.now() + 31 * 24 * 3600 * 1000))
