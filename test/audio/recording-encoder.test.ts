@@ -27,7 +27,7 @@ function readBack(flac: Buffer): { samples: Int16Array; durationTs: number; samp
       'error',
       '-xerror',
       '-err_detect',
-      'crccheck+bitstream+buffer',
+      'crccheck+bitstream+buffer+explode',
       '-i',
       'pipe:0',
       '-f',
@@ -72,6 +72,8 @@ const cases: Record<string, Int16Array> = {
   'full-scale white noise (VERBATIM blocks)': signal(10_000, () => next() * 65535 - 32768),
   'a square wave at the rails': signal(8192 + 300, (i) => (Math.floor(i / 40) % 2 ? 32767 : -32768)),
   'quiet noise, a last block of 5 samples': signal(4096 * 2 + 5, () => next() * 40 - 20),
+  // Frame numbers from 128 on take two bytes (FLAC's UTF-8-like code).
+  '140 frames of a slow sweep': signal(4096 * 140 + 17, (i) => 6000 * Math.sin((i * i) / 4e7)),
   'one sample': Int16Array.of(-1234),
   'three samples': Int16Array.of(5, -7, 32767),
 }
@@ -159,4 +161,12 @@ t.test("a real clip: about as small as ffmpeg's FLAC, well under the PCM", async
   const ratio = ours.length / theirs.length
   t.ok(ratio < 1.15, `ours ${ours.length} bytes, ffmpeg's ${theirs.length}: ${ratio.toFixed(3)}×`)
   t.ok(ours.length < pcm.length * 0.7, `${ours.length} of ${pcm.length} bytes of PCM`)
+})
+
+t.test('the read-back check can fail: one flipped bit in a frame is a CRC error', async (t) => {
+  const encoder = new FlacEncoder()
+  encoder.write(signal(20_000, (i) => 8000 * Math.sin(i / 9)))
+  const flac = encoder.finish()
+  flac[9000] = (flac[9000] as number) ^ 0x10
+  t.throws(() => readBack(flac), /CRC error/)
 })
