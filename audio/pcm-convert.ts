@@ -1,4 +1,4 @@
-/** Interleaved PCM bytes -> mono float samples in [-1, 1) (channels averaged). */
+/** Interleaved PCM bytes -> mono float samples in [-1, 1) (channels averaged), and float back to 16-bit. */
 import type { PcmLayout } from './types.ts'
 
 /** Typed-array views read in the platform's byte order; WAV is little-endian. */
@@ -63,4 +63,18 @@ export function pcmToMono(
 /** Bytes one sample of `format` occupies. */
 export function sampleBytes(format: PcmLayout['sampleFormat']): number {
   return bytesPerSample[format]
+}
+
+/**
+ * Float samples -> 16-bit integers: scaled by 32768 and rounded, the inverse of how 16-bit audio is decoded
+ * (x / 32768), so audio that arrived as 16-bit PCM comes back bit for bit; clipped outside [-1, 1), and a
+ * value that is not a number is 0.
+ */
+export function floatToInt16(samples: Float32Array): Int16Array {
+  const out = new Int16Array(samples.length)
+  for (let i = 0; i < samples.length; i++) {
+    const scaled = Math.round((samples[i] as number) * 32768)
+    out[i] = scaled > 32767 ? 32767 : scaled < -32768 ? -32768 : Number.isNaN(scaled) ? 0 : scaled
+  }
+  return out
 }

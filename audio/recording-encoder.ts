@@ -5,6 +5,7 @@
  * ten speech clips it is 0.58 of the 16-bit PCM (0.99 of ffmpeg's FLAC of the same samples).
  */
 import { FlacEncoder } from './flac-encoder.ts'
+import { floatToInt16 } from './pcm-convert.ts'
 
 /** The format of every kept recording (its Content-Type when played back). */
 export const RECORDING_FORMAT = { extension: 'flac', contentType: 'audio/flac' } as const
@@ -16,7 +17,7 @@ export class RecordingEncoder {
   /** Encodes samples (-1…1; outside is clipped), as they come. */
   write(samples: Float32Array): void {
     if (!this.#encoder || samples.length === 0) return
-    this.#encoder.write(toInt16(samples))
+    this.#encoder.write(floatToInt16(samples))
   }
 
   /** The FLAC file of everything written. Rejects after `abort`. */
@@ -31,14 +32,4 @@ export class RecordingEncoder {
   abort(): void {
     this.#encoder = null
   }
-}
-
-/** Float samples on the 16-bit grid, rounded to the nearest step (as ffmpeg's s16 conversion) and clipped. */
-export function toInt16(samples: Float32Array): Int16Array {
-  const out = new Int16Array(samples.length)
-  for (let i = 0; i < samples.length; i++) {
-    const scaled = Math.round((samples[i] as number) * 32768)
-    out[i] = scaled > 32767 ? 32767 : scaled < -32768 ? -32768 : scaled
-  }
-  return out
 }

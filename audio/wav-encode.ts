@@ -1,23 +1,16 @@
 /** 16 kHz mono float samples -> a 16-bit PCM WAV file (uploads to transcription servers, recorded dictation). */
+import { floatToInt16 } from './pcm-convert.ts'
 
 const SAMPLE_RATE = 16000
 const HEADER_BYTES = 44
 
-/**
- * Samples scale by 32768 and round, the inverse of how dictum decodes 16-bit audio, so audio that arrived as
- * 16-bit PCM is uploaded bit for bit as it came.
- */
+/** Audio that arrived as 16-bit PCM is uploaded bit for bit as it came (floatToInt16). */
 export function encodeWav16(samples: Float32Array, sampleRate = SAMPLE_RATE): Buffer {
   const dataBytes = samples.length * 2
   const out = Buffer.alloc(HEADER_BYTES + dataBytes)
   writeHeader(out, dataBytes, sampleRate)
-  for (let i = 0; i < samples.length; i++) {
-    const value = Math.round((samples[i] ?? 0) * 32768)
-    out.writeInt16LE(
-      Math.max(-32768, Math.min(32767, Number.isFinite(value) ? value : 0)),
-      HEADER_BYTES + i * 2,
-    )
-  }
+  const ints = floatToInt16(samples)
+  for (let i = 0; i < ints.length; i++) out.writeInt16LE(ints[i] as number, HEADER_BYTES + i * 2)
   return out
 }
 

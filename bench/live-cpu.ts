@@ -23,9 +23,10 @@ import {
   resolveModelPaths,
   searchArguments,
 } from '../engines/pocketsphinx/options.ts'
-import { hypothesisText, toInt16 } from '../engines/pocketsphinx/transcript.ts'
+import { hypothesisText } from '../engines/pocketsphinx/transcript.ts'
 import { ItemText } from '../live/deltas.ts'
 import { TurnDetector } from '../live/turn-detector.ts'
+import { floatToInt16 } from '../sdk/plugin.ts'
 import { readClip } from '../test/engines/pocketsphinx/clips.ts'
 import { referenceTranscripts, vadModelPath } from '../test/helpers/fixtures.ts'
 import { corpusWordErrorRate } from '../test/helpers/wer.ts'
@@ -201,7 +202,7 @@ export async function benchLiveCpu(rounds = 1): Promise<Record<string, number | 
   for (const clip of referenceTranscripts()) {
     const samples = await readClip(clip.path)
     if (samples.length / RATE > 20) continue
-    utterances.push({ reference: clip.reference, samples, pcm: toInt16(samples) })
+    utterances.push({ reference: clip.reference, samples, pcm: floatToInt16(samples) })
   }
   const seconds = rounds * utterances.reduce((sum, u) => sum + u.samples.length / RATE, 0)
   const perSecond = (ms: number) => round(ms / seconds, 1)
@@ -361,7 +362,7 @@ async function piecesAgainstWhole(
           maxSegmentSeconds: 30,
           tuning: { minSilenceSeconds: pause },
         })) {
-          texts.push(hypothesisText(decoder.decode(toInt16(piece.samples)).hypothesis))
+          texts.push(hypothesisText(decoder.decode(floatToInt16(piece.samples)).hypothesis))
           count++
         }
         const joined = texts.filter(Boolean).join(' ')

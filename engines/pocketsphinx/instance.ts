@@ -6,6 +6,7 @@ import {
   type EngineTranscribeRequest,
   type EngineTranscribeResult,
   errors,
+  floatToInt16,
   letterToSound,
   type PronunciationDictionary,
   readDictionary,
@@ -17,7 +18,7 @@ import type { PocketsphinxNative } from './native.ts'
 import { liveSearchArguments, type ModelPaths, type PocketsphinxOptions, searchArguments } from './options.ts'
 import type { SearchDictionary } from './search-dictionary.ts'
 import { PocketsphinxStream } from './stream.ts'
-import { toInt16, toTranscript } from './transcript.ts'
+import { toTranscript } from './transcript.ts'
 
 /**
  * Audio between two hypotheses of a live pass: ~100 ms, three 32 ms VAD windows (a 100 ms chunk gets one
@@ -82,7 +83,7 @@ export class PocketsphinxEngine implements EngineInstance {
     await this.load()
     const plan = request.customWords.length > 0 ? await this.#planFor(request.customWords) : null
     // One native call for the whole piece: it cannot be interrupted, so the signal is only checked before.
-    return this.#decodeWhole(toInt16(request.samples), plan)
+    return this.#decodeWhole(floatToInt16(request.samples), plan)
   }
 
   /**

@@ -24,10 +24,15 @@
  * as soon as the finish is on its way) the live pass stops and its decoder goes back at once: a committed
  * utterance only needs its final, so a host that has fallen behind does not decode its backlog twice.
  */
-import type { EnginePartial, EngineStream, EngineTranscribeResult } from '../../sdk/plugin.ts'
+import {
+  type EnginePartial,
+  type EngineStream,
+  type EngineTranscribeResult,
+  floatToInt16,
+} from '../../sdk/plugin.ts'
 import type { BiasPlan } from './custom-words.ts'
 import type { PocketsphinxDecoder } from './decoder.ts'
-import { hypothesisText, toInt16 } from './transcript.ts'
+import { hypothesisText } from './transcript.ts'
 
 export interface PocketsphinxStreamParts {
   /**
@@ -73,7 +78,7 @@ export class PocketsphinxStream implements EngineStream {
   accept(samples: Float32Array): EnginePartial | null {
     this.#check('accept')
     if (samples.length === 0) return null
-    const pcm = toInt16(samples)
+    const pcm = floatToInt16(samples)
     this.#chunks.push(pcm)
     this.#length += pcm.length
     let decoder = this.#decoder

@@ -62,16 +62,3 @@ export function hypothesisText(hypothesis: string, canonical?: ReadonlyMap<strin
 function clamp01(value: number): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 0
 }
-
-/**
- * Float samples in [-1, 1] to the int16 PCM pocketsphinx reads, clipped. The scale is 32768 both ways, so
- * 16-bit audio decoded by the kernel (x / 32768) comes back bit for bit.
- */
-export function toInt16(samples: Float32Array): Int16Array {
-  const out = new Int16Array(samples.length)
-  for (let i = 0; i < samples.length; i++) {
-    const scaled = Math.round((samples[i] as number) * 32768)
-    out[i] = Math.min(32767, Math.max(-32768, scaled))
-  }
-  return out
-}

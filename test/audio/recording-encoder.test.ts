@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { FlacEncoder } from '../../audio/flac-encoder.ts'
-import { RecordingEncoder, toInt16 } from '../../audio/recording-encoder.ts'
+import { floatToInt16 } from '../../audio/pcm-convert.ts'
+import { RecordingEncoder } from '../../audio/recording-encoder.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'dictum-flac-'))
@@ -109,7 +110,7 @@ t.test('a recording: float samples on the 16-bit grid, clipped outside -1…1', 
   const recording = new RecordingEncoder()
   for (let at = 0; at < floats.length; at += 1600) recording.write(floats.subarray(at, at + 1600))
   const back = readBack(await recording.finish())
-  const expected = toInt16(floats)
+  const expected = floatToInt16(floats)
   t.equal(expected[10], 32767, 'clipped high')
   t.equal(expected[11], -32768, 'clipped low')
   t.equal(expected[20], Math.round(9000 * Math.sin(20 / 7)), 'a sample on the grid stays itself')

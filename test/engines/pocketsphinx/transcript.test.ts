@@ -1,5 +1,6 @@
 import t from 'tap'
-import { baseWord, isFiller, toInt16, toTranscript } from '../../../engines/pocketsphinx/transcript.ts'
+import { baseWord, isFiller, toTranscript } from '../../../engines/pocketsphinx/transcript.ts'
+import { floatToInt16 as toInt16 } from '../../../sdk/plugin.ts'
 
 t.test('fillers and alternate pronunciations', async (t) => {
   for (const filler of ['<s>', '</s>', '<sil>', '[NOISE]', '[SPEECH]', '++BREATH++'])
