@@ -8,6 +8,7 @@ import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
+import net from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { repoRoot, spawnServe, tempDir } from '../cli/run-cli.ts'
@@ -69,6 +70,25 @@ async function until(check: () => boolean, child: ChildProcess, what: string): P
   }
 }
 
+/** Resolves once a new connection to `port` is refused: the listener has closed. */
+async function untilRefused(port: number, child: ChildProcess): Promise<void> {
+  const refused = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1')
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(false)
+      })
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'))
+    })
+  const started = Date.now()
+  while (!(await refused())) {
+    if (child.exitCode !== null) throw new Error('dictum serve exited before its listener closed')
+    if (Date.now() - started > 30_000) throw new Error('gave up waiting for the listener to close')
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
 /** A live process (not a zombie left for init to reap). */
 function running(pid: number): boolean {
   try {
@@ -112,8 +132,11 @@ t.test(
 
     serve.child.kill('SIGTERM')
     const exit = exitTime(serve.child, EXIT_LIMIT_MS)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    rmSync(hold) // the engine finishes within the grace
+    // The engine finishes within the grace, once the shutdown has begun: the listener refuses new
+    // connections from the moment it marks the responses in flight (a fixed wait lost that race on a busy
+    // machine, and the answer went out before the signal was handled).
+    await untilRefused(serve.port, serve.child)
+    rmSync(hold)
     const settled = await answer
     t.notOk(settled instanceof Error, 'the request in flight got its answer')
     t.equal((settled as Answer).status, 200, 'and it is the transcription')
