@@ -11,7 +11,7 @@
  *    `error` events) that never read, for at most 30 s.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -22,6 +22,7 @@ import { clipPcmAt24k } from '../test/live/helpers.ts'
 import { startHealthProbe } from './lib/health-probe.ts'
 import { round } from './lib/load.ts'
 import { packedDictum } from './lib/packed.ts'
+import { childrenOf, rssMb } from './lib/proc.ts'
 
 /** Longest any one attack runs before it is stopped. */
 const ATTACK_SECONDS = 30
@@ -31,31 +32,6 @@ interface Service {
   child: ChildProcess
   port: number
   wyomingPort: number
-}
-
-/** VmRSS of a process in MB, or 0 once it is gone. */
-function rssMb(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) / 1024
-  } catch {
-    return 0
-  }
-}
-
-/** The processes started by `pid` (its engine hosts), from /proc. */
-function childrenOf(pid: number): number[] {
-  const found: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      // Field 4 (after the command name in parentheses) is the parent's pid.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === pid) found.push(Number(name))
-    } catch {}
-  }
-  return found
 }
 
 /** Samples the service's and its engine hosts' RSS every 250 ms until stopped: peaks in MB. */

@@ -11,7 +11,7 @@
  * under the current one are skipped.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import os, { loadavg } from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -19,6 +19,7 @@ import { audioFixturesDir, referenceClips } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { probeLatency } from './lib/health-probe.ts'
 import { median, round } from './lib/load.ts'
+import { childrenOf } from './lib/proc.ts'
 
 /** Nice levels above the service's to try (`BUSY_LEVELS=3,0` for some). */
 const LEVELS = (process.env.BUSY_LEVELS ?? '10,5,3,0').split(',').map(Number)
@@ -36,23 +37,6 @@ async function transcribe(port: number, file: string): Promise<number> {
     throw new Error(`transcribe answered ${response.status}: ${await response.text()}`)
   await response.arrayBuffer()
   return performance.now() - start
-}
-
-/** The processes `pid` started (the engine hosts: the service forks nothing else that lives). */
-function childrenOf(pid: number): number[] {
-  const children: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      // the field after "(comm)" is the state, then the parent's pid
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === pid) children.push(Number(entry))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children
 }
 
 /** Sets every thread of each host to `nice`; false when not permitted. */

@@ -23,34 +23,13 @@ import { toPcm16 } from '../cli/live-dictation.ts'
 import { referenceTranscripts } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { round } from './lib/load.ts'
+import { childrenOf, rssMb } from './lib/proc.ts'
 
 const RATE = 16000
 const CHUNK_BYTES = (RATE / 10) * 2
 
-function rssMb(pid: number): number {
-  try {
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-    return kb === undefined ? 0 : Number(kb) / 1024
-  } catch {
-    return 0
-  }
-}
-
-/** The engine hosts: the server's child processes. */
-function hostPids(serverPid: number): number[] {
-  try {
-    return readFileSync(`/proc/${serverPid}/task/${serverPid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number)
-  } catch {
-    return []
-  }
-}
-
 function hostsRssMb(serverPid: number): number {
-  return hostPids(serverPid).reduce((sum, pid) => sum + rssMb(pid), 0)
+  return childrenOf(serverPid).reduce((sum, pid) => sum + rssMb(pid), 0)
 }
 
 /** CPU seconds (user + system) a process has used so far, 0 once it is gone. */
@@ -67,7 +46,7 @@ function cpuSeconds(pid: number): number {
 
 /** Each engine host's CPU seconds, the highest seen per pid (a host stopped meanwhile keeps its last). */
 function sampleHostsCpu(serverPid: number, seen: Map<number, number>): void {
-  for (const pid of hostPids(serverPid)) seen.set(pid, Math.max(seen.get(pid) ?? 0, cpuSeconds(pid)))
+  for (const pid of childrenOf(serverPid)) seen.set(pid, Math.max(seen.get(pid) ?? 0, cpuSeconds(pid)))
 }
 
 interface Items {
