@@ -12,8 +12,8 @@
  * nothing beside the cost of starting it.
  */
 import { createHash, type Hash } from 'node:crypto'
+import { TARGET_SAMPLE_RATE } from './types.ts'
 
-export const SAMPLE_RATE = 16_000
 const BITS_PER_SAMPLE = 16
 const BLOCK_SIZE = 4096
 const MAX_PARTITION_ORDER = 6
@@ -188,20 +188,22 @@ function writeSubframe(out: BitWriter, x: Int16Array): void {
     out.write((x[0] as number) & 0xffff, BITS_PER_SAMPLE)
     return
   }
-  const residual = new Int32Array(n)
+  // Each order's residual goes to `trial`; the best one so far is kept in `residual` (the two swap).
+  let residual = new Int32Array(n)
+  let trial = new Int32Array(n)
   let bestOrder = 0
   let bestSum = Number.POSITIVE_INFINITY
   for (let order = 0; order <= Math.min(4, n - 1); order++) {
-    fixedResidual(x, order, residual)
+    fixedResidual(x, order, trial)
     let sum = 0
-    for (let i = 4 - order; i < n - order; i++) sum += Math.abs(residual[i] as number)
+    for (let i = 4 - order; i < n - order; i++) sum += Math.abs(trial[i] as number)
     if (sum < bestSum) {
       bestSum = sum
       bestOrder = order
+      ;[residual, trial] = [trial, residual]
     }
   }
   const count = n - bestOrder
-  fixedResidual(x, bestOrder, residual)
   const u = new Uint32Array(count)
   for (let i = 0; i < count; i++) {
     const r = residual[i] as number
@@ -238,7 +240,7 @@ function encodeFrame(x: Int16Array, frameNumber: number): Uint8Array {
   out.write(0xfff8, 16) // sync code, fixed block size
   const sizeCode = x.length === BLOCK_SIZE ? 0b1100 : x.length <= 256 ? 0b0110 : 0b0111
   out.write(sizeCode, 4)
-  out.write(0b0101, 4) // 16 kHz
+  out.write(0b0101, 4) // 16 kHz (TARGET_SAMPLE_RATE)
   out.write(0b0000, 4) // one channel
   out.write(0b100, 3) // 16 bits per sample
   out.write(0, 1)
@@ -287,7 +289,7 @@ export class FlacEncoder {
     header.write(BLOCK_SIZE, 16)
     header.write(this.#frames.length > 0 ? this.#minFrame : 0, 24)
     header.write(this.#maxFrame, 24)
-    header.write(SAMPLE_RATE, 20)
+    header.write(TARGET_SAMPLE_RATE, 20)
     header.write(0, 3) // one channel
     header.write(BITS_PER_SAMPLE - 1, 5)
     header.write(Math.floor(this.#samples / 2 ** 32), 4)
