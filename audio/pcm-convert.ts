@@ -1,4 +1,7 @@
-/** Interleaved PCM bytes -> mono float samples in [-1, 1) (channels averaged), and float back to 16-bit. */
+/**
+ * Interleaved PCM bytes -> mono float samples in [-1, 1) (channels averaged), and float back to 16-bit: as
+ * integers for an engine's API, or as the little-endian bytes a WAV file, a socket or a live session carries.
+ */
 import type { PcmLayout } from './types.ts'
 
 /** Typed-array views read in the platform's byte order; WAV is little-endian. */
@@ -76,5 +79,17 @@ export function floatToInt16(samples: Float32Array): Int16Array {
     const scaled = Math.round((samples[i] as number) * 32768)
     out[i] = scaled > 32767 ? 32767 : scaled < -32768 ? -32768 : Number.isNaN(scaled) ? 0 : scaled
   }
+  return out
+}
+
+/**
+ * Float samples -> little-endian 16-bit PCM bytes (floatToInt16's integers, so 16-bit audio comes back bit for
+ * bit): what a WAV file's data, a live session's `append` and an engine taking PCM bytes carry.
+ */
+export function floatToPcm16(samples: Float32Array): Buffer {
+  const ints = floatToInt16(samples)
+  if (LITTLE_ENDIAN) return Buffer.from(ints.buffer, ints.byteOffset, ints.byteLength)
+  const out = Buffer.alloc(ints.length * 2)
+  for (let i = 0; i < ints.length; i++) out.writeInt16LE(ints[i] as number, i * 2)
   return out
 }

@@ -1,16 +1,15 @@
 /** 16 kHz mono float samples -> a 16-bit PCM WAV file (uploads to transcription servers, recorded dictation). */
-import { floatToInt16 } from './pcm-convert.ts'
+import { floatToPcm16 } from './pcm-convert.ts'
 
 const SAMPLE_RATE = 16000
 const HEADER_BYTES = 44
 
-/** Audio that arrived as 16-bit PCM is uploaded bit for bit as it came (floatToInt16). */
+/** Audio that arrived as 16-bit PCM is uploaded bit for bit as it came (floatToPcm16). */
 export function encodeWav16(samples: Float32Array, sampleRate = SAMPLE_RATE): Buffer {
   const dataBytes = samples.length * 2
   const out = Buffer.alloc(HEADER_BYTES + dataBytes)
   writeHeader(out, dataBytes, sampleRate)
-  const ints = floatToInt16(samples)
-  for (let i = 0; i < ints.length; i++) out.writeInt16LE(ints[i] as number, HEADER_BYTES + i * 2)
+  out.set(floatToPcm16(samples), HEADER_BYTES)
   return out
 }
 

@@ -13,8 +13,8 @@
  */
 import { deserialize, serialize } from 'node:v8'
 import { Value } from '@sinclair/typebox/value'
+import { floatToPcm16 } from '../audio/pcm-convert.ts'
 import { createResampler } from '../audio/resampler.ts'
-import { toPcm16 } from '../cli/live-dictation.ts'
 import { PocketsphinxDecoder } from '../engines/pocketsphinx/decoder.ts'
 import { findLibraries } from '../engines/pocketsphinx/libraries.ts'
 import { loadNative } from '../engines/pocketsphinx/native.ts'
@@ -313,7 +313,7 @@ function resample24k(samples: Float32Array): void {
 
 /** What the realtime route does with each 100 ms append event before the session gets samples. */
 function appendEvents(samples: Float32Array): void {
-  const pcm = toPcm16(samples)
+  const pcm = floatToPcm16(samples)
   for (let at = 0; at < pcm.length; at += CHUNK * 2) {
     const text = JSON.stringify({
       type: 'input_audio_buffer.append',

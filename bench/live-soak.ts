@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import WebSocket from 'ws'
 import { AudioDecoder } from '../audio/index.ts'
-import { toPcm16 } from '../cli/live-dictation.ts'
+import { floatToPcm16 } from '../audio/pcm-convert.ts'
 import { referenceTranscripts } from '../test/helpers/fixtures.ts'
 import { startChildServer } from './lib/child-server.ts'
 import { round } from './lib/load.ts'
@@ -145,7 +145,7 @@ async function loadClips(): Promise<Uint8Array[]> {
     const clips: Uint8Array[] = []
     for (const { path } of referenceTranscripts()) {
       const samples = await decoder.decode({ kind: 'file', path })
-      if (samples.length / RATE <= 20) clips.push(toPcm16(samples))
+      if (samples.length / RATE <= 20) clips.push(floatToPcm16(samples))
     }
     return clips
   } finally {

@@ -6,6 +6,7 @@
  */
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { floatToPcm16 } from '../audio/pcm-convert.ts'
 import type { DictumApp } from '../http/app.ts'
 import { CliError } from './cli-error.ts'
 import { type CliIO, EXIT } from './io.ts'
@@ -25,16 +26,6 @@ export interface LiveDictateOptions {
 
 const SAMPLE_RATE = 16000
 const CHUNK_SECONDS = 0.1
-
-/** Float samples to PCM16 little-endian bytes. */
-export function toPcm16(samples: Float32Array): Uint8Array {
-  const out = new Int16Array(samples.length)
-  for (let i = 0; i < samples.length; i++) {
-    const s = Math.max(-1, Math.min(1, samples[i] as number))
-    out[i] = s < 0 ? s * 0x8000 : s * 0x7fff
-  }
-  return new Uint8Array(out.buffer)
-}
 
 /** Cuts a stream of sample arrays into chunks of exactly `size` (the last may be shorter). */
 async function* rechunk(source: AsyncIterable<Float32Array>, size: number): AsyncGenerator<Float32Array> {
@@ -194,7 +185,7 @@ async function feed(
       const wait = due - performance.now()
       if (wait > 0) await sleep(wait)
     }
-    link.append(toPcm16(samples))
+    link.append(floatToPcm16(samples))
     sent += samples.length
   }
 }

@@ -9,7 +9,7 @@
 // TypeBox, which option schemas are written in: the same copy dictum validates them with.
 export { type Static, type TSchema, Type } from '@sinclair/typebox'
 // Audio and model files: 16-bit WAV for engines that send audio on, ONNX model files read without a runtime.
-export { floatToInt16 } from '../audio/pcm-convert.ts'
+export { floatToInt16, floatToPcm16 } from '../audio/pcm-convert.ts'
 export { encodeWav16 } from '../audio/wav-encode.ts'
 export { DictumError, type ErrorCode, errors, isDictumError } from '../errors/catalogue.ts'
 // The plugin API version this SDK implements (a definition's `apiRange` is checked against dictum's at start).

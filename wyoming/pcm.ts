@@ -3,7 +3,7 @@
  * interleaved little-endian signed PCM) as the live session takes it: 16 kHz mono PCM16. Chunks need not
  * end on a frame: the bytes of a split frame wait for the next chunk.
  */
-import { pcmToMono } from '../audio/pcm-convert.ts'
+import { floatToPcm16, pcmToMono } from '../audio/pcm-convert.ts'
 import { createResampler, type Resampler } from '../audio/resampler.ts'
 import type { PcmLayout } from '../audio/types.ts'
 import { errors } from '../errors/catalogue.ts'
@@ -60,20 +60,11 @@ export class PcmConverter {
     if (whole === 0) return Buffer.alloc(0)
     const mono = pcmToMono(all.subarray(0, whole), this.#layout)
     this.#frames += mono.length
-    return toPcm16(this.#resampler.push(mono))
+    return floatToPcm16(this.#resampler.push(mono))
   }
 
   /** The resampler's last samples (the stream ended). */
   finish(): Buffer {
-    return toPcm16(this.#resampler.finish(this.#frames))
+    return floatToPcm16(this.#resampler.finish(this.#frames))
   }
-}
-
-function toPcm16(samples: Float32Array): Buffer {
-  const out = Buffer.alloc(samples.length * 2)
-  for (let i = 0; i < samples.length; i++) {
-    const s = Math.max(-1, Math.min(1, samples[i]!))
-    out.writeInt16LE(Math.round(s < 0 ? s * 32768 : s * 32767), i * 2)
-  }
-  return out
 }

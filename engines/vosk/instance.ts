@@ -6,17 +6,16 @@ import {
   type EngineTranscribeRequest,
   type EngineTranscribeResult,
   errors,
+  floatToPcm16,
   type TranscriptWord,
 } from '../../sdk/plugin.ts'
 import { locateLibrary } from './library.ts'
 import { modelProblem, voskModel } from './model.ts'
 import type { Pointer, VoskLibrary } from './native.ts'
 import type { VoskOptions } from './options.ts'
-import { BLOCK_SAMPLES, toPcm16 } from './pcm.ts'
+import { BLOCK_SAMPLES } from './pcm.ts'
 import { toResult, wordsOf } from './result.ts'
 import { VoskStream } from './stream.ts'
-
-export { toPcm16 }
 
 const SAMPLE_RATE = 16000
 /** Samples between two looks at the abort signal (the event loop runs there). */
@@ -95,7 +94,7 @@ export class VoskEngine implements EngineInstance {
     const { native } = this.#library as VoskLibrary
     const utterances: TranscriptWord[][] = []
     for (let at = 0; at < samples.length; at += BLOCK_SAMPLES) {
-      const pcm = toPcm16(samples.subarray(at, at + BLOCK_SAMPLES))
+      const pcm = floatToPcm16(samples.subarray(at, at + BLOCK_SAMPLES))
       if (native.vosk_recognizer_accept_waveform(recognizer, pcm, pcm.length) === 1) {
         utterances.push(wordsOf(native.vosk_recognizer_result(recognizer)))
       }

@@ -4,9 +4,15 @@
  * (`vosk_recognizer_result`) followed by its current hypothesis (`vosk_recognizer_partial_result`); the final
  * result joins the closed pieces and `vosk_recognizer_final_result`, exactly as `transcribe` joins them.
  */
-import type { EnginePartial, EngineStream, EngineTranscribeResult, TranscriptWord } from '../../sdk/plugin.ts'
+import {
+  type EnginePartial,
+  type EngineStream,
+  type EngineTranscribeResult,
+  floatToPcm16,
+  type TranscriptWord,
+} from '../../sdk/plugin.ts'
 import type { Pointer, VoskNative } from './native.ts'
-import { BLOCK_SAMPLES, toPcm16 } from './pcm.ts'
+import { BLOCK_SAMPLES } from './pcm.ts'
 import { partialOf, toResult, wordsOf } from './result.ts'
 
 export class VoskStream implements EngineStream {
@@ -55,7 +61,7 @@ export class VoskStream implements EngineStream {
 
   /** One block to the recognizer; a piece its endpointer closes is kept. */
   #feed(recognizer: Pointer, samples: Float32Array): void {
-    const pcm = toPcm16(samples)
+    const pcm = floatToPcm16(samples)
     if (this.#native.vosk_recognizer_accept_waveform(recognizer, pcm, pcm.length) === 1)
       this.#closed.push(wordsOf(this.#native.vosk_recognizer_result(recognizer)))
   }

@@ -5,7 +5,7 @@
  * `defineProvider` stamp a definition with `^` this version (the API it was written for), and discovery
  * refuses a plugin whose range does not hold this version (kernel/discovery.ts).
  */
-export const PLUGIN_API_VERSION = '1.1.0'
+export const PLUGIN_API_VERSION = '1.2.0'
 
 /** The range a definition made by this SDK's `defineEngine`/`defineProvider` carries. */
 export const WRITTEN_FOR = `^${PLUGIN_API_VERSION}`

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { rechunk } from '../../audio/chunker.ts'
-import { pcmToMono } from '../../audio/pcm-convert.ts'
+import { floatToPcm16, pcmToMono } from '../../audio/pcm-convert.ts'
 import { concatSamples } from '../../audio/samples.ts'
 
 const s16Mono = { sampleFormat: 's16', channels: 1, blockAlign: 2 } as const
@@ -33,6 +33,22 @@ t.test('16-bit mono converts the same at any byte offset (typed view and DataVie
   t.same([...pcmToMono(odd, s16Mono)], expected)
   t.same([...pcmToMono(aligned.subarray(0, 5), s16Mono)], expected.slice(0, 2), 'a partial frame is dropped')
 })
+
+t.test(
+  '16-bit PCM bytes come back bit for bit through floats; other values are clamped and rounded',
+  async (t) => {
+    const values = [-32768, -32767, -12345, -1, 0, 1, 255, 256, 12345, 32766, 32767]
+    const bytes = Buffer.alloc(values.length * 2)
+    for (const [i, v] of values.entries()) bytes.writeInt16LE(v, i * 2)
+    const back = floatToPcm16(pcmToMono(bytes, s16Mono))
+    t.ok(back.equals(bytes), 'every value, the extremes included, as it came')
+    const odd = floatToPcm16(Float32Array.from([0.5, -1, 1, 1.5, -2, Number.NaN, 0.1]))
+    t.same(
+      Array.from({ length: 7 }, (_, i) => odd.readInt16LE(i * 2)),
+      [16384, -32768, 32767, 32767, -32768, 0, 3277],
+    )
+  },
+)
 
 t.test('rechunk hands out views of large source blocks and copies only across block edges', async (t) => {
   const source = ramp(25)

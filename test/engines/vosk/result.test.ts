@@ -1,6 +1,5 @@
 /** Vosk's result JSON (as libvosk 0.3 prints it) to dictum's result: words, segments, confidence. */
 import t from 'tap'
-import { toPcm16 } from '../../../engines/vosk/instance.ts'
 import { toResult, wordsOf } from '../../../engines/vosk/result.ts'
 
 const first = `{
@@ -43,12 +42,4 @@ t.test('no words: empty text, null confidence; broken JSON is an error', async (
     segments: [],
   })
   t.throws(() => wordsOf('{"result": ['), /not JSON/)
-})
-
-t.test('samples become 16-bit little-endian PCM, clamped', async (t) => {
-  const pcm = Buffer.from(toPcm16(Float32Array.from([0, 0.5, -1, 1.5, -2])))
-  t.same(
-    [0, 1, 2, 3, 4].map((i) => pcm.readInt16LE(i * 2)),
-    [0, 16384, -32768, 32767, -32768],
-  )
 })
