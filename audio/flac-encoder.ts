@@ -12,6 +12,7 @@
  * nothing beside the cost of starting it.
  */
 import { createHash, type Hash } from 'node:crypto'
+import { int16Bytes } from './pcm-convert.ts'
 import { TARGET_SAMPLE_RATE } from './types.ts'
 
 const BITS_PER_SAMPLE = 16
@@ -266,7 +267,8 @@ export class FlacEncoder {
 
   /** Takes the samples (16-bit signed). */
   write(samples: Int16Array): void {
-    this.#md5?.update(littleEndian(samples))
+    // STREAMINFO's MD5 is of the samples' little-endian bytes.
+    this.#md5?.update(int16Bytes(samples))
     let at = 0
     while (at < samples.length) {
       const take = Math.min(BLOCK_SIZE - this.#filled, samples.length - at)
@@ -307,13 +309,6 @@ export class FlacEncoder {
     this.#samples += this.#filled
     this.#filled = 0
   }
-}
-
-/** The samples' bytes, little-endian (what STREAMINFO's MD5 is of), whatever this machine's order. */
-function littleEndian(samples: Int16Array): Buffer {
-  const bytes = Buffer.alloc(samples.length * 2)
-  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i] as number, i * 2)
-  return bytes
 }
 
 /** MD5 where the platform allows it (a FIPS build may not): a zero MD5 means "not computed" to FLAC. */

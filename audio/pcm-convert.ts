@@ -87,7 +87,14 @@ export function floatToInt16(samples: Float32Array): Int16Array {
  * bit): what a WAV file's data, a live session's `append` and an engine taking PCM bytes carry.
  */
 export function floatToPcm16(samples: Float32Array): Buffer {
-  const ints = floatToInt16(samples)
+  return int16Bytes(floatToInt16(samples))
+}
+
+/**
+ * 16-bit integers -> their little-endian bytes, whatever this machine's order: a view of the same memory
+ * where the platform is little-endian (the bytes change with the integers), else a copy.
+ */
+export function int16Bytes(ints: Int16Array): Buffer {
   if (LITTLE_ENDIAN) return Buffer.from(ints.buffer, ints.byteOffset, ints.byteLength)
   const out = Buffer.alloc(ints.length * 2)
   for (let i = 0; i < ints.length; i++) out.writeInt16LE(ints[i] as number, i * 2)
