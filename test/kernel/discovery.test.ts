@@ -48,6 +48,30 @@ t.test('a broken plugin is a clear boot error naming it', async (t) => {
   )
 })
 
+t.test(
+  'plugins load side by side, but the error reported is the first failing plugin of the list',
+  async (t) => {
+    const dir = tempDir(t)
+    // The first in the list fails last (its import waits), the second fails at once: an error taken in the
+    // order the imports end would name the second.
+    const slow = path.join(dir, 'slow-failure.mjs')
+    writeFileSync(slow, "await new Promise((r) => setTimeout(r, 300))\nthrow new Error('slow failure')\n")
+    const fast = path.join(dir, 'fast-failure.mjs')
+    writeFileSync(fast, "throw new Error('fast failure')\n")
+    await t.rejects(discoverPlugins({ plugins: [slow, fast] }), {
+      code: 'PLUGIN_LOAD_FAILED',
+      message: /slow-failure\.mjs: slow failure/,
+    })
+    // A plugin that loads but is invalid, listed before one that fails to load: the invalid one is reported.
+    const empty = path.join(dir, 'empty-first.mjs')
+    writeFileSync(empty, 'export const unrelated = 1\n')
+    await t.rejects(discoverPlugins({ plugins: [empty, fast] }), {
+      code: 'PLUGIN_INVALID',
+      message: /empty-first\.mjs: exports no definition/,
+    })
+  },
+)
+
 t.test('a module exporting nothing usable, or a duplicate id, is rejected', async (t) => {
   const dir = tempDir(t)
   const empty = path.join(dir, 'empty.mjs')
