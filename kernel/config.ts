@@ -19,6 +19,11 @@ export const SpeechSchema = Type.Object(
       description:
         'Transcriptions one engine runs at once (each is an engine process with its own model). "auto": one per core, as many as the free memory holds at the engine\'s estimate per process.',
     }),
+    preload: Type.Boolean({
+      default: true,
+      description:
+        'Load the selected engine once the service listens, so that the first dictation does not wait for its model (one engine process from the start). false: at its first use.',
+    }),
     timeoutMs: Type.Integer({
       minimum: 100,
       default: 300_000,

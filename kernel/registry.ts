@@ -223,6 +223,27 @@ export class EngineRegistry {
   }
 
   /**
+   * Loads the selected engine when `speech.preload` is on (the server's warm-up, once it listens), so that
+   * the first dictation or live session finds it loaded. The warm-up does not await it (a shutdown then
+   * never waits for a model load); a request that comes meanwhile shares the load (acquire). Resolves once
+   * loaded, or once a failure is logged: the same error the engine's first request gets (a missing model…).
+   */
+  async preload(): Promise<void> {
+    if (!this.#config.current.speech.preload || this.#closed) return
+    const id = this.activeId
+    try {
+      const engine = await this.acquire(id)
+      engine.release()
+    } catch (error) {
+      if (!this.#closed)
+        this.#logger.warn(
+          { engine: id, error: (error as Error).message },
+          'the selected engine could not load',
+        )
+    }
+  }
+
+  /**
    * The pronunciation dictionary file of the engine's configured model (its definition's
    * `pronunciationDictionary`), or null when it names none. ENGINE_NOT_FOUND for an unknown id.
    */

@@ -10,6 +10,11 @@ import { EngineListSchema } from './schemas.ts'
 
 export const enginesRoutes = routePlugin('engines', async (app) => {
   const { engines, configStore } = app.dictum
+  // The selected engine loads once listening (speech.preload), in the background: not awaited by the
+  // warm-up, whose later tasks and a shutdown need not wait for a model load (kernel/registry.ts).
+  app.warmUp.add('the selected engine (speech.preload)', async () => {
+    void engines.preload()
+  })
   const doc = { summary: 'Speech engines, their status and capabilities.', errors: [401, 403] }
   app.get('/engines', { schema: { response: { 200: EngineListSchema } }, config: { doc } }, async () => {
     const items = await engines.list()

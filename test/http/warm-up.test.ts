@@ -7,11 +7,11 @@
  */
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { WarmUp } from '../../http/warm-up.ts'
 import type { LiveSessions } from '../../live/service.ts'
 import { startServer } from '../../server/server.ts'
-import { FIXTURE_ENGINE, FIXTURE_PROVIDER, tempDir } from '../helpers/build.ts'
+import { FIXTURE_ENGINE, FIXTURE_PROVIDER, FIXTURES, tempDir } from '../helpers/build.ts'
 import { rawRequest } from '../helpers/http.ts'
 import { logCapture, waitFor } from '../helpers/log-capture.ts'
 
@@ -81,6 +81,7 @@ t.test('dictum serve warms up once listening', async (t) => {
     'the WebSocket server',
     'live sessions (the VAD model, the turn-detection thread)',
     'the web app files',
+    'the selected engine (speech.preload)',
   ]
   // Started by the server after its first answer, without any request for these routes.
   await waitFor(() => server.app.warmUp.finished.length === all.length, 'the warm-up')
@@ -92,4 +93,51 @@ t.test('dictum serve warms up once listening', async (t) => {
   const doc = await rawRequest({ port, path: '/v1/openapi.json' })
   t.equal(doc.status, 200)
   t.equal(doc.json.openapi, '3.1.0')
+})
+
+/** `dictum serve` with the fixture plugins and `speech`, listening on a free port; its log lines. */
+async function serveWith(t: Test, speech: Record<string, unknown>) {
+  const dir = tempDir(t)
+  const file = path.join(dir, 'config.json')
+  const plugins = [FIXTURE_ENGINE, FIXTURE_PROVIDER, path.join(FIXTURES, 'plugins/model-engine.ts')]
+  writeFileSync(file, JSON.stringify({ api: { port: 0 }, dataDir: path.join(dir, 'data'), plugins, speech }))
+  const { logger, lines } = logCapture()
+  const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
+  t.teardown(() => server.close())
+  const port = server.listener.address!.port
+  t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200)
+  await waitFor(() => server.app.warmUp.finished.length === 5, 'the warm-up')
+  return { server, lines }
+}
+
+t.test('the selected engine loads once listening (speech.preload), without a request', async (t) => {
+  const { server } = await serveWith(t, { engine: 'fixture-echo' })
+  const { engines } = server.app.dictum
+  await waitFor(async () => (await engines.status('fixture-echo')).status === 'ready', 'the engine loaded')
+  const others = (await engines.list()).filter((e) => e.id !== 'fixture-echo').map((e) => e.status)
+  t.ok(others.length > 0 && !others.includes('ready'), `no other engine loaded (${others.join(', ')})`)
+})
+
+t.test('speech.preload false: the selected engine loads at its first use', async (t) => {
+  const { server } = await serveWith(t, { engine: 'fixture-echo', preload: false })
+  const { engines } = server.app.dictum
+  await engines.preload()
+  t.equal((await engines.status('fixture-echo')).status, 'discovered', 'not loaded after the warm-up')
+  const engine = await engines.acquire()
+  engine.release()
+  t.equal((await engines.status('fixture-echo')).status, 'ready', 'loaded by its first use')
+})
+
+t.test('a selected engine that cannot load is logged at start-up; the service answers', async (t) => {
+  const { server, lines } = await serveWith(t, { engine: 'fixture-model' })
+  await server.app.dictum.engines.preload()
+  const line = lines.find((l) => l.msg === 'the selected engine could not load')
+  t.ok(line, 'logged')
+  t.equal(line?.level, 40, 'as a warning')
+  t.equal(line?.engine, 'fixture-model')
+  t.match(line?.error, /model test-model is not installed.*dictum models pull test-model/)
+  const port = server.listener.address!.port
+  const res = await rawRequest({ port, path: '/v1/engines' })
+  t.equal(res.status, 200)
+  t.equal(res.json.items.find((e: { id: string }) => e.id === 'fixture-model').status, 'unavailable')
 })
