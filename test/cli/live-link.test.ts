@@ -5,20 +5,31 @@
  * was sent, before the commit's own answer. The CLI must wait for the answer, not take the first
  * `committed` for it (found on CI under two busy loops: the last utterance of a dictation was lost).
  */
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import t, { type Test } from 'tap'
 import { WebSocketServer } from 'ws'
 import { realtimeLink } from '../../cli/live-link.ts'
 import { ServerClient } from '../../cli/server-client.ts'
+import { audioFixturesDir, cleanEnv, runCli, tempDir } from './run-cli.ts'
 
-/** A realtime endpoint that answers the client's commit with `script`'s events, in order. */
-async function scriptedServer(t: Test, script: object[]) {
-  const http = createServer()
+/**
+ * A realtime endpoint that answers the client's commit with `script`'s events, in order, and records the
+ * audio appended (`appended`); it answers `GET /v1/health` as dictum does, for the command line.
+ */
+async function scriptedServer(t: Test, script: object[], appended: Buffer[] = []) {
+  const http = createServer((request, response) => {
+    if (request.url !== '/v1/health') return void response.writeHead(404).end()
+    response.writeHead(200, { 'content-type': 'application/json' })
+    response.end(JSON.stringify({ status: 'ok', version: 'scripted' }))
+  })
   const wss = new WebSocketServer({ server: http })
   wss.on('connection', (socket) => {
     socket.on('message', (data) => {
-      const event = JSON.parse(String(data)) as { type: string }
+      const event = JSON.parse(String(data)) as { type: string; audio?: string }
+      if (event.type === 'input_audio_buffer.append') appended.push(Buffer.from(event.audio ?? '', 'base64'))
       if (event.type !== 'input_audio_buffer.commit') return
       // one event per turn of the event loop, as a service sends them over time
       let i = 0
@@ -97,3 +108,37 @@ t.test(
     t.same(texts, ['go forward ten meters'])
   },
 )
+
+t.test('dictum dictate --live sends the 16-bit samples of a 16 kHz WAV file unchanged', async (t) => {
+  const appended: Buffer[] = []
+  const url = await scriptedServer(
+    t,
+    [{ type: 'input_audio_buffer.committed', item_id: 'item_1' }, completed('item_1', 'go forward')],
+    appended,
+  )
+  const dir = tempDir(t)
+  const clip = path.join(audioFixturesDir, 'goforward.wav')
+  const args = ['dictate', '--live', '--input', clip, '--server', url, '--json']
+  const result = await runCli(args, { env: cleanEnv(dir), cwd: dir })
+  t.equal(result.code, 0, result.stderr)
+  t.equal(JSON.parse(result.stdout).text, 'go forward')
+  // goforward.wav is 16 kHz mono 16-bit: its data chunk is what the session must receive, bit for bit.
+  const sent = Buffer.concat(appended)
+  const expected = wavData(readFileSync(clip))
+  t.equal(sent.length, expected.length, `every sample sent (${expected.length / 2})`)
+  t.ok(sent.equals(expected), 'the same bytes')
+  t.ok(
+    appended.slice(0, -1).every((chunk) => chunk.length === 3200),
+    'in 100 ms chunks (the last may be shorter)',
+  )
+})
+
+/** The bytes of a RIFF WAV file's data chunk. */
+function wavData(file: Buffer): Buffer {
+  for (let at = 12; at + 8 <= file.length; ) {
+    const size = file.readUInt32LE(at + 4)
+    if (file.toString('ascii', at, at + 4) === 'data') return file.subarray(at + 8, at + 8 + size)
+    at += 8 + size + (size % 2)
+  }
+  throw new Error('no data chunk')
+}
