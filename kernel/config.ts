@@ -22,7 +22,7 @@ export const SpeechSchema = Type.Object(
     preload: Type.Boolean({
       default: true,
       description:
-        'Load the selected engine once the service listens, so that the first dictation does not wait for its model (one engine process from the start). false: at its first use.',
+        'Load the selected engine once the service listens (and when an edit selects another), so that the first dictation does not wait for its model (one engine process from the start). false: at its first use.',
     }),
     timeoutMs: Type.Integer({
       minimum: 100,

@@ -97,6 +97,8 @@ export class EngineRegistry {
   /** A runner per engine (and per engine@model), drained when an edit replaces it (see plugin-slots.ts). */
   readonly #slots: PluginSlots<EngineSlot>
   #closed = false
+  /** Set by the first preload (a server's warm-up): config edits preload the selected engine too. */
+  #preloadOnEdit = false
 
   constructor(deps: {
     discovery: DiscoveryResult
@@ -224,11 +226,14 @@ export class EngineRegistry {
 
   /**
    * Loads the selected engine when `speech.preload` is on (the server's warm-up, once it listens), so that
-   * the first dictation or live session finds it loaded. The warm-up does not await it (a shutdown then
+   * the first dictation or live session finds it loaded; and again after each config edit from then on
+   * (another engine selected in the settings is loaded before the next dictation needs it). The warm-up does not await it (a shutdown then
    * never waits for a model load); a request that comes meanwhile shares the load (acquire). Resolves once
    * loaded, or once a failure is logged: the same error the engine's first request gets (a missing model…).
    */
   async preload(): Promise<void> {
+    // From now on a config edit that selects another engine (or changes its options) loads it too.
+    this.#preloadOnEdit = true
     if (!this.#config.current.speech.preload || this.#closed) return
     const id = this.activeId
     try {
@@ -377,6 +382,7 @@ export class EngineRegistry {
       if (optionsKey === live.optionsKey) live.value.runner.setTimeouts(timeoutsOf(next.speech))
       else this.#retire(key, live)
     }
+    if (this.#preloadOnEdit) void this.preload()
   }
 }
 

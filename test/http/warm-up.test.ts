@@ -99,7 +99,9 @@ t.test('dictum serve warms up once listening', async (t) => {
 async function serveWith(t: Test, speech: Record<string, unknown>) {
   const dir = tempDir(t)
   const file = path.join(dir, 'config.json')
-  const plugins = [FIXTURE_ENGINE, FIXTURE_PROVIDER, path.join(FIXTURES, 'plugins/model-engine.ts')]
+  const plugins = [FIXTURE_ENGINE, FIXTURE_PROVIDER, 'model-engine.ts', 'second-engine.ts'].map((p) =>
+    p.startsWith('/') ? p : path.join(FIXTURES, 'plugins', p),
+  )
   writeFileSync(file, JSON.stringify({ api: { port: 0 }, dataDir: path.join(dir, 'data'), plugins, speech }))
   const { logger, lines } = logCapture()
   const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
@@ -140,4 +142,29 @@ t.test('a selected engine that cannot load is logged at start-up; the service an
   const res = await rawRequest({ port, path: '/v1/engines' })
   t.equal(res.status, 200)
   t.equal(res.json.items.find((e: { id: string }) => e.id === 'fixture-model').status, 'unavailable')
+})
+
+t.test('another engine selected by a config edit is loaded before its first use', async (t) => {
+  const { server } = await serveWith(t, { engine: 'fixture-echo' })
+  const { engines, configStore } = server.app.dictum
+  await waitFor(async () => (await engines.status('fixture-echo')).status === 'ready', 'the first engine')
+  const current = configStore.current
+  t.same(
+    await configStore.update({ ...current, speech: { ...current.speech, engine: 'fixture-second' } }),
+    [],
+  )
+  await waitFor(async () => (await engines.status('fixture-second')).status === 'ready', 'the second engine')
+  t.pass('loaded without a request')
+})
+
+t.test('speech.preload false: an engine selected by an edit loads at its first use', async (t) => {
+  const { server } = await serveWith(t, { engine: 'fixture-echo', preload: false })
+  const { engines, configStore } = server.app.dictum
+  const current = configStore.current
+  t.same(
+    await configStore.update({ ...current, speech: { ...current.speech, engine: 'fixture-second' } }),
+    [],
+  )
+  await engines.preload()
+  t.equal((await engines.status('fixture-second')).status, 'discovered', 'not loaded by the edit')
 })
