@@ -227,9 +227,10 @@ export class EngineRegistry {
   /**
    * Loads the selected engine when `speech.preload` is on (the server's warm-up, once it listens), so that
    * the first dictation or live session finds it loaded; and again after each config edit from then on
-   * (another engine selected in the settings is loaded before the next dictation needs it). The warm-up does not await it (a shutdown then
-   * never waits for a model load); a request that comes meanwhile shares the load (acquire). Resolves once
-   * loaded, or once a failure is logged: the same error the engine's first request gets (a missing model…).
+   * (another engine selected in the settings is loaded before the next dictation needs it). The warm-up
+   * does not await it (a shutdown then never waits for a model load); a request that comes meanwhile
+   * shares the load (acquire). Resolves once loaded, or once a failure is logged: the same error the
+   * engine's first request gets (a missing model…).
    */
   async preload(): Promise<void> {
     // From now on a config edit that selects another engine (or changes its options) loads it too.
