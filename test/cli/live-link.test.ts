@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { WebSocketServer } from 'ws'
+import { openAudioInput } from '../../audio/audio-input.ts'
+import { parseWavHeader } from '../../audio/wav-header.ts'
 import { realtimeLink } from '../../cli/live-link.ts'
 import { ServerClient } from '../../cli/server-client.ts'
 import { audioFixturesDir, cleanEnv, runCli, tempDir } from './run-cli.ts'
@@ -124,7 +126,7 @@ t.test('dictum dictate --live sends the 16-bit samples of a 16 kHz WAV file unch
   t.equal(JSON.parse(result.stdout).text, 'go forward')
   // goforward.wav is 16 kHz mono 16-bit: its data chunk is what the session must receive, bit for bit.
   const sent = Buffer.concat(appended)
-  const expected = wavData(readFileSync(clip))
+  const expected = await wavData(readFileSync(clip))
   t.equal(sent.length, expected.length, `every sample sent (${expected.length / 2})`)
   t.ok(sent.equals(expected), 'the same bytes')
   t.ok(
@@ -133,12 +135,15 @@ t.test('dictum dictate --live sends the 16-bit samples of a 16 kHz WAV file unch
   )
 })
 
-/** The bytes of a RIFF WAV file's data chunk. */
-function wavData(file: Buffer): Buffer {
-  for (let at = 12; at + 8 <= file.length; ) {
-    const size = file.readUInt32LE(at + 4)
-    if (file.toString('ascii', at, at + 4) === 'data') return file.subarray(at + 8, at + 8 + size)
-    at += 8 + size + (size % 2)
+/** The bytes of a WAV file's audio frames, where dictum's own header parser finds them. */
+async function wavData(file: Buffer): Promise<Buffer> {
+  const input = await openAudioInput({ kind: 'bytes', data: file, filename: 'clip.wav' })
+  try {
+    const header = await parseWavHeader(input)
+    if (header.kind !== 'pcm') throw new Error('not a PCM WAV file')
+    const { dataOffset, frames, blockAlign } = header.layout
+    return file.subarray(dataOffset, dataOffset + frames * blockAlign)
+  } finally {
+    await input.close()
   }
-  throw new Error('no data chunk')
 }
