@@ -55,37 +55,42 @@ t.test('stop: the task in progress ends, no further task starts', async (t) => {
   t.same(ran, ['slow'], 'the task in progress ended; the next one never started')
 })
 
-t.test('dictum serve warms up once listening', async (t) => {
+/** The tasks `dictum serve` warms up once listening. */
+const WARM_UP_TASKS = [
+  'the OpenAPI document and Swagger UI',
+  'the WebSocket server',
+  'live sessions (the VAD model, the turn-detection thread)',
+  'the web app files',
+  'the selected engine (speech.preload)',
+]
+
+/**
+ * `dictum serve` with the fixture plugins and `speech`, listening on a free port, once its first answer has
+ * started the warm-up and every task has run; its port and log lines.
+ */
+async function serveWith(t: Test, speech: Record<string, unknown>) {
   const dir = tempDir(t)
   const file = path.join(dir, 'config.json')
-  writeFileSync(
-    file,
-    JSON.stringify({
-      api: { port: 0 },
-      dataDir: path.join(dir, 'data'),
-      plugins: [FIXTURE_ENGINE, FIXTURE_PROVIDER],
-      speech: { engine: 'fixture-echo' },
-    }),
-  )
-  const server = await startServer({
-    flags: { config: file },
-    env: {},
-    logger: logCapture().logger,
-    watch: false,
-  })
+  const plugins = [
+    FIXTURE_ENGINE,
+    FIXTURE_PROVIDER,
+    path.join(FIXTURES, 'plugins/model-engine.ts'),
+    path.join(FIXTURES, 'plugins/second-engine.ts'),
+  ]
+  writeFileSync(file, JSON.stringify({ api: { port: 0 }, dataDir: path.join(dir, 'data'), plugins, speech }))
+  const { logger, lines } = logCapture()
+  const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
   t.teardown(() => server.close())
   const port = server.listener.address!.port
   t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200)
-  const all = [
-    'the OpenAPI document and Swagger UI',
-    'the WebSocket server',
-    'live sessions (the VAD model, the turn-detection thread)',
-    'the web app files',
-    'the selected engine (speech.preload)',
-  ]
+  await waitFor(() => server.app.warmUp.finished.length === WARM_UP_TASKS.length, 'the warm-up')
+  return { server, port, lines }
+}
+
+t.test('dictum serve warms up once listening', async (t) => {
   // Started by the server after its first answer, without any request for these routes.
-  await waitFor(() => server.app.warmUp.finished.length === all.length, 'the warm-up')
-  t.same([...server.app.warmUp.finished].sort(), [...all].sort(), 'every warm-up task ran once')
+  const { server, port } = await serveWith(t, { engine: 'fixture-echo' })
+  t.same([...server.app.warmUp.finished].sort(), [...WARM_UP_TASKS].sort(), 'every warm-up task ran once')
   // A first realtime session finds a detector with the default settings ready (its model loaded).
   const { turnDetectors } = server.app.dictum.live as LiveSessions
   t.equal(turnDetectors.created, 1, 'the warm-up made one turn detector')
@@ -94,23 +99,6 @@ t.test('dictum serve warms up once listening', async (t) => {
   t.equal(doc.status, 200)
   t.equal(doc.json.openapi, '3.1.0')
 })
-
-/** `dictum serve` with the fixture plugins and `speech`, listening on a free port; its log lines. */
-async function serveWith(t: Test, speech: Record<string, unknown>) {
-  const dir = tempDir(t)
-  const file = path.join(dir, 'config.json')
-  const plugins = [FIXTURE_ENGINE, FIXTURE_PROVIDER, 'model-engine.ts', 'second-engine.ts'].map((p) =>
-    p.startsWith('/') ? p : path.join(FIXTURES, 'plugins', p),
-  )
-  writeFileSync(file, JSON.stringify({ api: { port: 0 }, dataDir: path.join(dir, 'data'), plugins, speech }))
-  const { logger, lines } = logCapture()
-  const server = await startServer({ flags: { config: file }, env: {}, logger, watch: false })
-  t.teardown(() => server.close())
-  const port = server.listener.address!.port
-  t.equal((await rawRequest({ port, path: '/v1/health' })).status, 200)
-  await waitFor(() => server.app.warmUp.finished.length === 5, 'the warm-up')
-  return { server, lines }
-}
 
 t.test('the selected engine loads once listening (speech.preload), without a request', async (t) => {
   const { server } = await serveWith(t, { engine: 'fixture-echo' })
@@ -131,14 +119,13 @@ t.test('speech.preload false: the selected engine loads at its first use', async
 })
 
 t.test('a selected engine that cannot load is logged at start-up; the service answers', async (t) => {
-  const { server, lines } = await serveWith(t, { engine: 'fixture-model' })
+  const { server, port, lines } = await serveWith(t, { engine: 'fixture-model' })
   await server.app.dictum.engines.preload()
   const line = lines.find((l) => l.msg === 'the selected engine could not load')
   t.ok(line, 'logged')
   t.equal(line?.level, 40, 'as a warning')
   t.equal(line?.engine, 'fixture-model')
   t.match(line?.error, /model test-model is not installed.*dictum models pull test-model/)
-  const port = server.listener.address!.port
   const res = await rawRequest({ port, path: '/v1/engines' })
   t.equal(res.status, 200)
   t.equal(res.json.items.find((e: { id: string }) => e.id === 'fixture-model').status, 'unavailable')
