@@ -31,7 +31,7 @@ export async function benchCli(): Promise<Record<string, number | string>> {
       log: { level: 'silent' },
     }),
   )
-  const env = { ...process.env, DICTUM_SERVER: '' }
+  const env = { ...packed.env, DICTUM_SERVER: '' }
   const server = spawn(process.execPath, [bin, 'serve', '--config', config], { env, stdio: 'ignore' })
   try {
     await untilHealthy(server, port)

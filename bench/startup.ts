@@ -4,15 +4,21 @@
  * `GET /v1/health`, against the same for a Fastify server with one route (servers/one-route.mjs: what any
  * Fastify service pays before it answers, the floor). Rounds alternate the commands.
  *
+ * The rounds are starts after the first: before them, one `dictum serve` runs until it has written its
+ * complete code cache (lib/bundle-loader.ts), as any service that ran once has; that first start, without a
+ * cache, is reported on its own (one sample).
+ *
  * Then what the first request of each route whose modules load after listening (http/warm-up.ts) pays,
  * each such request twice, the first against the second (target: the first at most ~50 ms slower): right
  * after the health answer (the warm-up has just started: the worst case) in half the serve rounds, and 1 s
  * after it (a person opening the page, a client connecting) in the others.
  */
 import { spawn } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import path from 'node:path'
 import WebSocket from 'ws'
+import { compileCacheDir, readCache } from '../lib/bundle-loader.ts'
 import { freePort } from '../test/helpers/serve.ts'
 import { median, round } from './lib/load.ts'
 import { packedDictum } from './lib/packed.ts'
@@ -21,8 +27,9 @@ const ROUNDS = 10
 
 export async function benchStartup(): Promise<Record<string, number | string>> {
   const packed = packedDictum()
-  const { bin, dir } = packed
+  const { bin, dir, env } = packed
   try {
+    const firstStart = await firstStartWritingCache(bin, dir, env)
     const node: number[] = []
     const version: number[] = []
     const serve: number[] = []
@@ -30,9 +37,9 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
     const firsts: Record<string, { first: number[]; again: number[] }> = {}
     for (let i = 0; i < ROUNDS; i++) {
       node.push(await timed(process.execPath, ['-e', '0']))
-      version.push(await timed(process.execPath, [bin, '--version']))
+      version.push(await timed(process.execPath, [bin, '--version'], env))
       const pauseMs = i % 4 === 2 ? 1000 : 0
-      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`), firsts, pauseMs))
+      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`), env, firsts, pauseMs))
       else oneRoute.push(await untilOneRouteAnswers())
     }
     const nodeMs = median(node)
@@ -47,6 +54,7 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
       'dictum --version ms, median': round(median(version), 1),
       'dictum --version / node -e 0 (target <= 2.5)': round(median(version) / nodeMs, 2),
       'dictum serve until /v1/health answers ms, median': round(median(serve), 0),
+      'dictum serve, its first start (no code cache yet), ms, one sample': round(firstStart, 0),
       'dictum serve ready / node -e 0 (target <= 3)': round(median(serve) / nodeMs, 1),
       'a one-route Fastify server until /v1/health answers ms, median': round(median(oneRoute), 0),
       'one-route Fastify ready / node -e 0 (the floor)': round(median(oneRoute) / nodeMs, 1),
@@ -60,11 +68,29 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
   }
 }
 
+/**
+ * The first start of the installed package: `dictum serve` until it answers (returned), then until it has
+ * written its complete code cache, as it does once its start is done.
+ */
+async function firstStartWritingCache(bin: string, dir: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const cacheDir = compileCacheDir(env) as string
+  const complete = () =>
+    existsSync(cacheDir) && readdirSync(cacheDir).some((f) => readCache(path.join(cacheDir, f))?.complete)
+  return untilAnswers(
+    (port) => [bin, 'serve', '--port', String(port), '--data-dir', path.join(dir, 'data-first')],
+    { ...env, XDG_CONFIG_HOME: path.join(dir, 'data-first') },
+    async () => {
+      for (let i = 0; i < 300 && !complete(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      if (!complete()) throw new Error('dictum serve wrote no complete code cache within 30 s')
+    },
+  )
+}
+
 /** Milliseconds from spawn to exit (status 0 required). */
-function timed(command: string, args: string[]): Promise<number> {
+function timed(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'ignore' })
+    const child = spawn(command, args, { stdio: 'ignore', env })
     child.once('error', reject)
     child.once('exit', (code) =>
       code === 0
@@ -81,13 +107,14 @@ function timed(command: string, args: string[]): Promise<number> {
 async function untilHealthy(
   bin: string,
   dataDir: string,
+  env: NodeJS.ProcessEnv,
   firsts: Record<string, { first: number[]; again: number[] }>,
   pauseMs: number,
 ): Promise<number> {
   return untilAnswers(
     (port) => [bin, 'serve', '--port', String(port), '--data-dir', dataDir],
     // No config file: the built-in defaults, with this data folder.
-    { ...process.env, XDG_CONFIG_HOME: dataDir },
+    { ...env, XDG_CONFIG_HOME: dataDir },
     async (port) => {
       await new Promise((resolve) => setTimeout(resolve, pauseMs))
       await timeFirstRequests(port, firsts, pauseMs === 0 ? 'right after' : `${pauseMs / 1000} s after`)

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs'
 import module from 'node:module'
 
-// Node 22.1 and later keep the compiled code of the modules loaded from here on in a cache on disk
-// (os.tmpdir()/node-compile-cache), so the next start skips compiling them: compiling ~1.2 MB of modules
-// is ~60 ms of `dictum serve`'s start on Node 20, which has no such cache (docs/benchmarks.md).
+// Node 22.1 and later keep the compiled code of the ES modules loaded from here on in a cache on disk
+// (a checkout's sources). The installed package's code is one file with a code cache of its own, on every
+// Node (lib/bundle-loader.ts).
 module.enableCompileCache?.()
 
 const sources = new URL('../cli/index.ts', import.meta.url)
@@ -17,7 +17,8 @@ if (existsSync(sources)) {
   register()
   ;({ main } = await import(sources.href))
 } else {
-  ;({ main } = await import('../dist/cli/index.js'))
+  const { launcherBundle } = await import('../dist/lib/bundle-loader.js')
+  ;({ main } = await launcherBundle().exports.modules['cli/index']())
 }
 const code = await main(process.argv.slice(2))
 if (code >= 0) process.exitCode = code

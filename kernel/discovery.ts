@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { KindGuard } from '@sinclair/typebox'
 import { errors } from '../errors/catalogue.ts'
 import { satisfies } from '../lib/version-range.ts'
@@ -14,6 +14,7 @@ import { PLUGIN_API_VERSION } from './contracts/api-version.ts'
 import { type CatalogEntry, catalogProblems } from './contracts/catalog.ts'
 import type { EngineDefinition } from './contracts/engine.ts'
 import type { ProviderDefinition } from './contracts/provider.ts'
+import { importPluginModule } from './engine-runner/find-definition.ts'
 
 export interface Discovered<D> {
   definition: D
@@ -145,8 +146,7 @@ function add<D extends { id: string }>(
 
 async function importPlugin(source: string): Promise<Record<string, unknown>> {
   try {
-    const specifier = path.isAbsolute(source) ? pathToFileURL(source).href : source
-    return (await import(specifier)) as Record<string, unknown>
+    return await importPluginModule(source)
   } catch (err) {
     throw errors.PLUGIN_LOAD_FAILED(`${source}: ${(err as Error).message}`, { cause: err })
   }

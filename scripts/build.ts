@@ -1,19 +1,22 @@
 /**
  * `npm run build` (and so `npm pack`): the package's dist/. tsc writes the type declarations; esbuild writes
- * the JavaScript as one module graph split into chunks, so that `dictum serve` loads a few files instead of
- * ~540 ES modules one by one (Node 20 has no compile cache: that loading was most of its start-up).
+ * the JavaScript as one CommonJS file, `dist/dictum.cjs`, holding every module of dictum, each evaluated when
+ * first imported. `lib/bundle-loader.ts` (built beside it) compiles it with a V8 code cache kept on disk: Node
+ * 20 has no compile cache for ES modules, and resolving, compiling and linking the ~30 ES modules `dictum
+ * serve` loaded was ~70 ms of its start (docs/benchmarks.md).
  *
- * Every file a process or thread starts from, or imports by its path, is an entry point and keeps its place
- * in dist/ (`dist/cli/index.js`, `dist/kernel/engine-runner/host-process.js`, the worker threads, each
- * built-in engine and provider, `dist/sdk/plugin.js`). Code that several entries share is in
- * `dist/chunks/`, once: the server, the built-in plugins it discovers and a third-party plugin importing
- * `dictum-local/plugin` all get the same modules (one TypeBox, one `DictumError`, one contract).
+ * Every file a process or thread starts from, or imports by its path, keeps its place in dist/ as a small
+ * ES module that loads the bundle and re-exports the module's exports (`dist/cli/index.js`,
+ * `dist/kernel/engine-runner/host-process.js`, the worker threads, each built-in engine and provider,
+ * `dist/sdk/plugin.js`). A process has one bundle: the server, the built-in plugins it discovers and a
+ * third-party plugin importing `dictum-local/plugin` all get the same modules (one TypeBox, one
+ * `DictumError`, one contract).
  *
- * Packages stay in node_modules, imported at run time as before, except TypeBox: its ~250 ES module files
- * are bundled (everything imports it, and it is pure JavaScript).
+ * Packages stay in node_modules, required at run time, except TypeBox, Fastify and the few others every
+ * start loads (BUNDLED_PACKAGES).
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { type BuildOptions, build, type Plugin } from 'esbuild'
@@ -86,9 +89,10 @@ const SOURCE_FOLDERS = (
 
 /**
  * `import.meta.url` in a module means its own file (a sibling to start, a package to resolve from). Once
- * bundled, the code sits in an entry or a chunk, so each use is replaced by the URL the module's compiled
- * file has in dist/ (`dist/kernel/engine-runner/engine-host.js`): first by a marker naming it, then, in
- * each output file, by that file's own `import.meta.url` plus the relative path (known only once written).
+ * bundled, the code sits in dist/dictum.cjs, so each use is replaced by the URL the module's file would have
+ * in dist/ (`dist/kernel/engine-runner/engine-host.js`): first by a marker naming it, then by that path
+ * relative to the bundle's own URL (resolveMarkers). The files a module starts from its URL (the engine
+ * host, worker threads) are the entry points' small modules, there.
  */
 const MARKER = '__dictumModuleUrl'
 
@@ -156,54 +160,130 @@ const http2WhenUsed: Plugin = {
   },
 }
 
-const ESBUILD_OPTIONS: BuildOptions = {
+/** What the bundle and the export listing share. */
+const COMMON_OPTIONS: BuildOptions = {
   absWorkingDir: ROOT,
-  entryPoints: entryPoints(),
-  outdir: DIST,
-  outbase: ROOT,
-  entryNames: '[dir]/[name]',
-  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  sourcemap: 'linked',
-  // Less to parse at each start (~10 % of dictum serve's CPU until it answers); names stay, and the
-  // source maps beside the files give the lines (node --enable-source-maps).
+  // Less to parse (~10 % of dictum serve's CPU until it answers, before the code cache); names stay, and
+  // the source map beside the bundle gives the lines (node --enable-source-maps).
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,
   logLevel: 'warning',
   plugins: [moduleUrls, packagesOutside, http2WhenUsed],
-  // The bundled CommonJS packages require Node's modules (and the packages left outside) at run time.
-  banner: {
-    js: "import { createRequire as __dictumCreateRequire } from 'node:module'; const require = __dictumCreateRequire(import.meta.url);",
-  },
 }
 
-/** Replaces each marker in the written files by the module's URL, relative to the file holding it. */
-function resolveMarkers(outputs: string[]): void {
-  for (const output of outputs.filter((file) => file.endsWith('.js'))) {
-    const file = path.join(ROOT, output)
-    const toDist = path.relative(path.dirname(file), DIST).split(path.sep).join('/') || '.'
-    const code = readFileSync(file, 'utf8')
-    const resolved = code.replace(
-      new RegExp(`${MARKER}\\("([^"]+)"\\)`, 'g'),
-      (_, compiled: string) => `new URL(${JSON.stringify(`${toDist}/${compiled}`)}, import.meta.url).href`,
-    )
-    if (resolved.includes(MARKER)) throw new Error(`${output}: a module URL marker was left unresolved`)
-    if (resolved !== code) writeFileSync(file, resolved)
+/** An entry point's name in the bundle's `modules` and its place in dist/: `engines/vosk/index`. */
+const entryName = (entry: string) => entry.replace(/\.ts$/, '')
+
+/**
+ * The bundle's own entry: each entry point as a function importing it, so that loading the bundle runs
+ * nothing and each process evaluates only what it imports.
+ */
+function bundleEntry(entries: string[]): string {
+  const lines = entries.map(
+    (e) => `  ${JSON.stringify(entryName(e))}: () => import(${JSON.stringify(`./${e}`)}),`,
+  )
+  return `export const modules = {\n${lines.join('\n')}\n}\n`
+}
+
+const BUNDLE_FILE = path.join(DIST, 'dictum.cjs')
+
+function bundleOptions(entries: string[]): BuildOptions {
+  return {
+    ...COMMON_OPTIONS,
+    stdin: { contents: bundleEntry(entries), resolveDir: ROOT, sourcefile: 'dist-entry.ts', loader: 'ts' },
+    outfile: BUNDLE_FILE,
+    format: 'cjs',
+    // `import('ws')` becomes `require('ws')`: code compiled by lib/bundle-loader.ts has no `import()` on
+    // Node 20 without a flag. The packages imported so are CommonJS; plugins, which may be ES modules, are
+    // imported through the loader's own `import()` (kernel/engine-runner/find-definition.ts).
+    supported: { 'dynamic-import': false },
+    sourcemap: 'linked',
+    // lib/bundle-loader.ts hands the bundle Node's `import.meta.resolve` (packages' `exports` for `import`).
+    define: { 'import.meta.resolve': '__dictumResolve' },
+    banner: {
+      js: "'use strict';const __dictumBundleUrl=require('node:url').pathToFileURL(__filename).href;",
+    },
   }
+}
+
+/**
+ * Each entry point's export names, from the same code built as ES modules (not written): what the small
+ * module left at its place re-exports.
+ */
+async function entryExports(entries: string[]): Promise<Map<string, string[]>> {
+  const result = await build({
+    ...COMMON_OPTIONS,
+    entryPoints: entries,
+    outdir: DIST,
+    outbase: ROOT,
+    format: 'esm',
+    splitting: true,
+    write: false,
+  })
+  const found = new Map<string, string[]>()
+  for (const output of Object.values(result.metafile?.outputs ?? {}))
+    if (output.entryPoint) found.set(output.entryPoint, output.exports)
+  for (const entry of entries)
+    if (!found.has(entry)) throw new Error(`${entry}: no exports listed by esbuild`)
+  return found
+}
+
+/** The small ES module at an entry point's place: loads the bundle, imports the module, re-exports it. */
+function entryModule(entry: string, names: string[]): string {
+  const loader = path.relative(path.dirname(path.join(DIST, entry)), path.join(DIST, 'lib/bundle-loader.js'))
+  const named = names.filter((name) => name !== 'default')
+  return [
+    '// Generated by scripts/build.ts: the module lives in ../dictum.cjs (lib/bundle-loader.ts).',
+    `import { packageBundle } from ${JSON.stringify(loader.startsWith('.') ? loader : `./${loader}`)}`,
+    `const m = await packageBundle().exports.modules[${JSON.stringify(entryName(entry))}]()`,
+    ...(names.includes('default') ? ['export default m.default'] : []),
+    ...(named.length > 0 ? [`export const { ${named.join(', ')} } = m`] : []),
+    '',
+  ].join('\n')
+}
+
+/** Replaces each marker in the bundle by the URL its module's file would have in dist/. */
+function resolveMarkers(file: string): void {
+  const code = readFileSync(file, 'utf8')
+  const resolved = code.replace(
+    new RegExp(`${MARKER}\\("([^"]+)"\\)`, 'g'),
+    (_, compiled: string) => `new URL(${JSON.stringify(`./${compiled}`)}, __dictumBundleUrl).href`,
+  )
+  if (resolved.includes(MARKER)) throw new Error(`${file}: a module URL marker was left unresolved`)
+  // A CommonJS file has no import.meta: one left would be a syntax error at the first start.
+  if (/\bimport\.meta\b/.test(resolved)) throw new Error(`${file}: import.meta left in the bundle`)
+  writeFileSync(file, resolved)
 }
 
 async function main(): Promise<void> {
   // `--js-only` (while working on the build): the JavaScript again, the declarations left as they are.
   const jsOnly = process.argv.includes('--js-only')
-  rmSync(jsOnly ? path.join(DIST, 'chunks') : DIST, { recursive: true, force: true })
-  if (!jsOnly) writeDeclarations()
-  const result = await build(ESBUILD_OPTIONS)
-  resolveMarkers(Object.keys(result.metafile?.outputs ?? {}))
+  if (!jsOnly) {
+    rmSync(DIST, { recursive: true, force: true })
+    writeDeclarations()
+  }
+  const entries = entryPoints()
+  const exportsByEntry = await entryExports(entries)
+  await build(bundleOptions(entries))
+  resolveMarkers(BUNDLE_FILE)
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: ['lib/bundle-loader.ts'],
+    outfile: path.join(DIST, 'lib/bundle-loader.js'),
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  })
+  for (const entry of entries) {
+    const file = path.join(DIST, `${entryName(entry)}.js`)
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, entryModule(entry, exportsByEntry.get(entry) ?? []))
+  }
 }
 
 function writeDeclarations(): void {

