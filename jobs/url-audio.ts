@@ -15,7 +15,7 @@
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import { createRequire } from 'node:module'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { errors, isDictumError } from '../errors/catalogue.ts'
@@ -131,7 +131,7 @@ async function openFollowingRedirects(url: URL, policy: UrlPolicy, signal: Abort
 
 function get(url: URL, policy: UrlPolicy, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+    const send = url.protocol === 'https:' ? https().request : httpRequest
     const request = send(url, { lookup: policy.lookupFor(url), signal }, resolve)
     request.once('error', reject)
     request.end()
@@ -171,4 +171,9 @@ function rateMeter(limits: DownloadLimits) {
 
 function tooLarge(shown: string, maxBytes: number) {
   return jobsErrors.AUDIO_URL_REFUSED(`${shown} is larger than jobs.maxUrlBytes (${maxBytes} bytes).`)
+}
+
+/** Node's HTTPS module (with TLS), loaded with the first https URL rather than with every start of the service. */
+function https(): typeof import('node:https') {
+  return createRequire(import.meta.url)('node:https')
 }

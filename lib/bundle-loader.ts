@@ -51,7 +51,9 @@ export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | 
  * it), handing it Node's `import()` as `__dictumImport` and `import.meta.resolve` as `__dictumResolve`.
  */
 export function loadBundle(file: string, cacheDir: string | null): LoadedBundle {
-  const source = readFileSync(file, 'utf8')
+  // The build writes the bundle in ASCII (scripts/build.ts): read as Latin-1, it is a one-byte string
+  // without UTF-8 decoding (~6 ms here, against ~25).
+  const source = readFileSync(file, 'latin1')
   const cache = cacheDir === null ? null : { dir: cacheDir, ...cacheName(file) }
   const cacheFile = cache === null ? null : path.join(cache.dir, cache.name)
   const cached = cacheFile === null ? undefined : readCache(cacheFile)

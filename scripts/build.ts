@@ -133,23 +133,28 @@ const packagesOutside: Plugin = {
 }
 
 /**
- * Fastify's lib/server.js requires `node:http2` at its top, for servers made with the `http2` option, which
- * dictum never sets: loading Node's HTTP/2 module was ~10 ms of every `dictum serve` start. The bundled copy
- * requires it when such a server is made instead. Each rewrite must match exactly once: a Fastify release
- * that changes these lines fails the build here instead of bundling them unchanged.
+ * Fastify's lib/server.js requires `node:http2`, `node:https` (with TLS) and `node:dns` at its top, for
+ * HTTP/2 and HTTPS servers, which dictum never makes, and to look up a host name to listen on (dictum's is
+ * an address unless configured otherwise): loading them was ~13 ms of every `dictum serve` start. The
+ * bundled copy requires each where it is used instead. Each rewrite must match exactly once: a Fastify
+ * release that changes these lines fails the build here instead of bundling them unchanged.
  */
-const FASTIFY_HTTP2_REWRITES: [string, string][] = [
+const FASTIFY_SERVER_REWRITES: [string, string][] = [
+  ["const https = require('node:https')\n", ''],
   ["const http2 = require('node:http2')\n", ''],
+  ["const dns = require('node:dns')\n", ''],
   ['http2.createSecureServer(', "require('node:http2').createSecureServer("],
   ['http2.createServer(', "require('node:http2').createServer("],
+  ['https.createServer(', "require('node:https').createServer("],
+  ['dns.lookup(', "require('node:dns').lookup("],
 ]
 
-const http2WhenUsed: Plugin = {
-  name: 'fastify-http2-when-used',
+const serverModulesWhenUsed: Plugin = {
+  name: 'fastify-server-modules-when-used',
   setup(builder) {
     builder.onLoad({ filter: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/ }, (args) => {
       let source = readFileSync(args.path, 'utf8')
-      for (const [from, to] of FASTIFY_HTTP2_REWRITES) {
+      for (const [from, to] of FASTIFY_SERVER_REWRITES) {
         const count = source.split(from).length - 1
         if (count !== 1)
           throw new Error(`${args.path}: expected ${JSON.stringify(from)} once, found ${count}`)
@@ -172,7 +177,7 @@ const COMMON_OPTIONS: BuildOptions = {
   minifySyntax: true,
   metafile: true,
   logLevel: 'warning',
-  plugins: [moduleUrls, packagesOutside, http2WhenUsed],
+  plugins: [moduleUrls, packagesOutside, serverModulesWhenUsed],
 }
 
 /** An entry point's name in the bundle's `modules` and its place in dist/: `engines/vosk/index`. */
@@ -256,7 +261,18 @@ function resolveMarkers(file: string): void {
   if (resolved.includes(MARKER)) throw new Error(`${file}: a module URL marker was left unresolved`)
   // A CommonJS file has no import.meta: one left would be a syntax error at the first start.
   if (/\bimport\.meta\b/.test(resolved)) throw new Error(`${file}: import.meta left in the bundle`)
-  writeFileSync(file, resolved)
+  writeFileSync(file, asciiOnly(resolved))
+}
+
+/**
+ * The bundle in ASCII. esbuild escapes strings and templates already, not regular expressions (the
+ * typographic quotes and ellipsis of the text rules), where a `\uXXXX` escape matches the same character
+ * (a UTF-16 unit each, so characters beyond them become the same pair of escapes). One non-ASCII character
+ * made the whole 1.6 MB source a two-byte string, read with UTF-8 decoding: ~25 ms of each start on this
+ * machine, against ~6 for ASCII read as Latin-1 (lib/bundle-loader.ts).
+ */
+function asciiOnly(code: string): string {
+  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 async function main(): Promise<void> {
