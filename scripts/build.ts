@@ -272,7 +272,7 @@ function resolveMarkers(file: string): void {
  * machine, against ~6 for ASCII read as Latin-1 (lib/bundle-loader.ts).
  */
 function asciiOnly(code: string): string {
-  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return code.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 async function main(): Promise<void> {
