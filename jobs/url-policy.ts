@@ -11,8 +11,7 @@
  * connection, so a refused URL is answered the same whatever listens there.
  */
 
-import type { LookupAddress } from 'node:dns'
-import { createRequire } from 'node:module'
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { redactUrl } from '../lib/secrets.ts'
 import { jobsErrors } from './errors.ts'
@@ -72,7 +71,7 @@ export class UrlPolicy {
   /** A `lookup` for http.request that resolves `url`'s name and refuses it if any address is refused. */
   lookupFor(url: URL): LookupFunction {
     return (hostname, options, callback) => {
-      dns().lookup(hostname, { ...options, all: true }, (error, found) => {
+      dnsLookup(hostname, { ...options, all: true }, (error, found) => {
         if (error) return callback(error, '', 0)
         const addresses = found as LookupAddress[]
         for (const { address } of addresses) {
@@ -136,9 +135,4 @@ function unmapped(address: string): string {
 
 function refused(url: URL, reason: string) {
   return jobsErrors.AUDIO_URL_REFUSED(`${redactUrl(url.href)} is not allowed: ${reason}.`)
-}
-
-/** Node's DNS module, loaded with the first name looked up rather than with every start of the service. */
-function dns(): typeof import('node:dns') {
-  return createRequire(import.meta.url)('node:dns')
 }

@@ -9,12 +9,13 @@
  * through it, so each process has one copy of every module (one TypeBox, one `DictumError`).
  *
  * The cache: `$XDG_CACHE_HOME/dictum/compile-cache/` (else `~/.cache/…`), one file per bundle (its path,
- * size and modification time) and Node (version, architecture); writing one removes the bundle's older ones.
+ * size and modification time) and Node (version, architecture, options); writing one removes the older ones
+ * of the same bundle and options.
  * It holds the code compiled when it was written: a command that ends at once (`dictum --version`) writes
  * a small one at its exit, and the first process still running SAVE_AFTER_MS after its start (`dictum
  * serve`, listening and warmed up) writes a complete one, which later starts keep. V8 checks what it is given (and refuses a cache made by
  * another V8 or other flags); a cache it refuses, or none, is written again by the process that asked for
- * it (`dictum` itself, not its engine hosts or threads). `NODE_DISABLE_COMPILE_CACHE`
+ * it (`dictum` and its engine hosts, not their worker threads). `NODE_DISABLE_COMPILE_CACHE`
  * (Node's own switch) turns it off. Nothing here may stop dictum from running: an unreadable, corrupt or
  * unwritable cache only costs the compile.
  */
@@ -119,17 +120,20 @@ function cacheBytes(data: Buffer, complete: boolean): Buffer {
 }
 
 /**
- * The cache file's name: the bundle's path (hashed), size and modification time, and the Node that compiles
- * it, without reading the bundle twice. V8 checks only the source's length itself, so a bundle replaced by
- * one of the same length must not find the old cache: its time differs.
+ * The cache file's name: the bundle's path and the process's Node options (hashed together), the bundle's
+ * size and modification time, and the Node that compiles it, without reading the bundle twice. V8 checks
+ * only the source's length itself, so a bundle replaced by one of the same length must not find the old
+ * cache: its time differs. V8 refuses a cache made under other flags (an engine host runs with
+ * `--max-old-space-size`: measured, it then compiled slower than with no cache), so each way of starting
+ * Node has a cache of its own.
  */
 function cacheName(file: string): { name: string; prefix: string } {
   const { size, mtimeMs } = statSync(file)
-  const prefix = `${fnv1a(file)}-`
+  const prefix = `${fnv1a([file, ...process.execArgv].join('\0'))}-`
   return { prefix, name: `${prefix}${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}.bin` }
 }
 
-/** FNV-1a, 32 bits, in hex: names the bundle's path in the cache folder (no crypto module at start). */
+/** FNV-1a, 32 bits, in hex: the bundle's path and options in a file name (no crypto module at start). */
 function fnv1a(text: string): string {
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
@@ -170,8 +174,10 @@ export function packageBundle(): LoadedBundle {
 }
 
 /**
- * The bundle for the `dictum` command, which writes the cache: SAVE_AFTER_MS after its start unless the
- * cache it used was complete already, or at its exit if it ends sooner and had no cache it could use.
+ * The bundle for a process's own start (the `dictum` command, an engine host), which writes the cache:
+ * SAVE_AFTER_MS after its start unless the cache it used was complete already, or at its exit if it ends
+ * sooner and had no cache it could use. Worker threads and imports use packageBundle: a thread's cache
+ * would be the process's (same options), with what the thread compiled.
  */
 export function launcherBundle(): LoadedBundle {
   const bundle = packageBundle()

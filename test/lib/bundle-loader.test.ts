@@ -14,7 +14,7 @@ import { type CacheState, compileCacheDir, type LoadedBundle, loadBundle } from 
 import { repoRoot, tempDir } from '../cli/run-cli.ts'
 
 const run = promisify(execFile)
-const LOADER = path.join(repoRoot, 'lib/bundle-loader.ts')
+const CHILD = path.join(repoRoot, 'test/fixtures/bundle-loader-child.ts')
 
 interface Exports {
   answer: number
@@ -64,16 +64,12 @@ async function loadInChild(
   file: string,
   cacheDir: string,
   save: 'no' | 'complete' | 'partial' = 'no',
+  nodeOptions: string[] = [],
 ): Promise<ChildLoad> {
-  const script = `
-    const { loadBundle } = await import(${JSON.stringify(pathToFileURL(LOADER).href)})
-    const bundle = loadBundle(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)})
-    const square = bundle.exports.square(7)
-    const saved = ${save !== 'no'} ? bundle.saveCache(${save === 'complete'}) : false
-    process.stdout.write(JSON.stringify({ ...bundle.cache, square, saved }))`
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: repoRoot,
-  })
+  // A script file, its settings as arguments: the cache is keyed by the process's Node options
+  // (process.execArgv), which hold the code given with -e.
+  const args = [...nodeOptions, '--import', 'tsx', CHILD, file, cacheDir, save]
+  const { stdout } = await run(process.execPath, args, { cwd: repoRoot })
   return JSON.parse(stdout) as ChildLoad
 }
 
@@ -119,6 +115,18 @@ t.test('the cache is written, then used by the next start', async (t) => {
   )
   const third = await loadInChild(file, cacheDir)
   t.same([third.state, third.complete], ['used', true], 'and the next start finds it complete')
+})
+
+t.test('a process started with other Node options has a cache of its own', async (t) => {
+  const { cacheDir, file, first } = await cacheWritten(t)
+  // An engine host runs with --max-old-space-size: V8 refused the cache made without it.
+  const host = ['--max-old-space-size=3000']
+  const other = await loadInChild(file, cacheDir, 'complete', host)
+  t.equal(other.state, 'absent', 'not the cache of the other options')
+  t.not(other.file, first.file)
+  t.same(cacheFiles(cacheDir).sort(), [first.file, other.file].map((f) => path.basename(f as string)).sort())
+  t.equal((await loadInChild(file, cacheDir, 'no', host)).state, 'used', 'its own is taken')
+  t.equal((await loadInChild(file, cacheDir)).state, 'used', 'and the first one still is')
 })
 
 t.test('a changed bundle does not find the old cache, and its own replaces it', async (t) => {

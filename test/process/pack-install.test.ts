@@ -124,7 +124,12 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   const rewritten = readFileSync(cached)
   t.equal(rewritten.subarray(0, 8).toString(), 'dictumcc', 'the damaged cache was written again')
   t.notOk(rewritten.equals(Buffer.from(bytes).fill(7, 100, 200)), 'with other bytes')
-  t.same(readdirSync(cacheDir), [cacheFile], 'one cache for the installed bundle')
+  // The engine hosts run with other Node options (--max-old-space-size), under which V8 refuses dictum's
+  // cache: they write their own, and each way of starting Node keeps one file.
+  const caches = readdirSync(cacheDir)
+  const configurations = caches.map((file) => file.split('-')[0])
+  t.ok(caches.includes(cacheFile as string) && caches.length >= 2, `the engine host has its own (${caches})`)
+  t.equal(new Set(configurations).size, caches.length, 'one cache per bundle and Node options')
 
   // Loading ~540 ES modules one by one was most of the start-up (Node 20 has no compile cache): the code is
   // one CommonJS file now, and the only ES modules are the launcher, the loader and the small modules at
@@ -142,10 +147,10 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
     [],
     `no other ES module loads before the first answer (${relative.length} in all)`,
   )
-  // Fastify requires node:http2, node:https and node:dns at its top; the bundle defers each to its use
-  // (an HTTP/2 or HTTPS server, a host name to look up: scripts/build.ts).
+  // Fastify requires node:http2 and node:https at its top; the bundle defers each to the making of such a
+  // server (scripts/build.ts).
   t.ok(builtIns.includes('http'), `Node's built-in modules are recorded (${builtIns.length})`)
-  for (const unused of ['http2', 'https', 'tls', 'dns'])
+  for (const unused of ['http2', 'https', 'tls'])
     t.notOk(builtIns.includes(unused), `node:${unused} is not loaded before the first answer`)
 
   // The example engine imports dictum-local/plugin, here the installed package (an installed plugin's view).
