@@ -2,22 +2,20 @@
  * How the installed package runs its code: `dist/dictum.cjs`, every module of dictum in one CommonJS file
  * (scripts/build.ts), compiled with a V8 code cache kept on disk, so that a start after the first one
  * skips compiling it. Node 20 has no compile cache of its own (Node 22's `module.enableCompileCache` does
- * not reach code compiled here), and compiling, resolving and linking the ~30 ES modules `dictum serve`
- * loaded was ~70 ms of its start (docs/benchmarks.md). This file is built on its own into
- * `dist/lib/bundle-loader.js`; the launcher (`bin/dictum.js`) and the small ES modules left at the entry
- * points' places in `dist/` (the engine host, worker threads, built-in plugins, the SDK) all load the bundle
- * through it, so each process has one copy of every module (one TypeBox, one `DictumError`).
+ * not reach code compiled here), and resolving, compiling and linking the ES modules of the split bundle
+ * `dictum serve` loaded before was ~100 ms of its start (docs/benchmarks.md). This file is built on its
+ * own into `dist/lib/bundle-loader.js`; the launcher (`bin/dictum.js`) and the small ES modules left at the
+ * entry points' places in `dist/` (the engine host, worker threads, built-in plugins, the SDK) all load the
+ * bundle through it, so each process has one copy of every module (one TypeBox, one `DictumError`).
  *
  * The cache: `$XDG_CACHE_HOME/dictum/compile-cache/` (else `~/.cache/…`), one file per bundle (its path,
- * size and modification time) and Node (version, architecture, options); writing one removes the older ones
- * of the same bundle and options.
- * It holds the code compiled when it was written: a command that ends at once (`dictum --version`) writes
- * a small one at its exit, and the first process still running SAVE_AFTER_MS after its start (`dictum
- * serve`, listening and warmed up) writes a complete one, which later starts keep. V8 checks what it is given (and refuses a cache made by
- * another V8 or other flags); a cache it refuses, or none, is written again by the process that asked for
- * it (`dictum` and its engine hosts, not their worker threads). `NODE_DISABLE_COMPILE_CACHE`
- * (Node's own switch) turns it off. Nothing here may stop dictum from running: an unreadable, corrupt or
- * unwritable cache only costs the compile.
+ * size and modification time) and Node (version, architecture, options); writing one removes the older
+ * ones of the same bundle and options. It holds the code compiled when it was written: a command that
+ * ends at once (`dictum --version`) writes a small one at its exit, and the first process still running
+ * SAVE_AFTER_MS after its start (`dictum serve`, listening and warmed up) writes a complete one, which
+ * later starts keep. Only a process's own start writes (`dictum`, an engine host), not its worker threads.
+ * `NODE_DISABLE_COMPILE_CACHE` (Node's own switch) turns it off. Nothing here may stop dictum from
+ * running: a missing, damaged, refused or unwritable cache only costs the compile.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -55,15 +53,14 @@ export function loadBundle(file: string, cacheDir: string | null): LoadedBundle 
   // The build writes the bundle in ASCII (scripts/build.ts): read as Latin-1, it is a one-byte string
   // without UTF-8 decoding (~6 ms here, against ~25).
   const source = readFileSync(file, 'latin1')
-  const cache = cacheDir === null ? null : { dir: cacheDir, ...cacheName(file) }
-  const cacheFile = cache === null ? null : path.join(cache.dir, cache.name)
-  const cached = cacheFile === null ? undefined : readCache(cacheFile)
+  const cache = cacheDir === null ? null : cacheFileOf(file, cacheDir)
+  const cached = cache === null ? undefined : readCache(cache.file)
   const script = new vm.Script(
     `(function (exports, require, module, __filename, __dirname, __dictumResolve, __dictumImport) {${source}\n})`,
     { filename: file, ...(cached ? { cachedData: cached.data } : {}) },
   )
   let state: CacheState = 'off'
-  if (cacheFile !== null) {
+  if (cache !== null) {
     if (cached === undefined) state = 'absent'
     else state = cached === null || script.cachedDataRejected ? 'rejected' : 'used'
   }
@@ -77,11 +74,9 @@ export function loadBundle(file: string, cacheDir: string | null): LoadedBundle 
   run(module.exports, createRequire(file), module, file, path.dirname(file), resolve, importModule)
   return {
     exports: module.exports,
-    cache: { state, file: cacheFile, complete: state === 'used' && cached?.complete === true },
+    cache: { state, file: cache?.file ?? null, complete: state === 'used' && cached?.complete === true },
     saveCache: (complete) =>
-      cache !== null &&
-      cacheFile !== null &&
-      writeCache(cacheFile, cacheBytes(script.createCachedData(), complete), cache.prefix),
+      cache !== null && writeCache(cache.file, cacheBytes(script.createCachedData(), complete), cache.prefix),
   }
 }
 
@@ -120,17 +115,18 @@ function cacheBytes(data: Buffer, complete: boolean): Buffer {
 }
 
 /**
- * The cache file's name: the bundle's path and the process's Node options (hashed together), the bundle's
- * size and modification time, and the Node that compiles it, without reading the bundle twice. V8 checks
- * only the source's length itself, so a bundle replaced by one of the same length must not find the old
- * cache: its time differs. V8 refuses a cache made under other flags (an engine host runs with
- * `--max-old-space-size`: measured, it then compiled slower than with no cache), so each way of starting
- * Node has a cache of its own.
+ * The cache file in `dir`: its name holds the bundle's path and the process's Node options (hashed
+ * together, the prefix of the bundle's caches under these options), the bundle's size and modification
+ * time, and the Node that compiles it, without reading the bundle twice. V8 checks only the source's
+ * length itself, so a bundle replaced by one of the same length must not find the old cache: its time
+ * differs. V8 refuses a cache made under other flags (an engine host runs with `--max-old-space-size`:
+ * measured, it then compiled slower than with no cache), so each way of starting Node has its own.
  */
-function cacheName(file: string): { name: string; prefix: string } {
+function cacheFileOf(file: string, dir: string): { file: string; prefix: string } {
   const { size, mtimeMs } = statSync(file)
   const prefix = `${fnv1a([file, ...process.execArgv].join('\0'))}-`
-  return { prefix, name: `${prefix}${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}.bin` }
+  const name = `${prefix}${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}.bin`
+  return { file: path.join(dir, name), prefix }
 }
 
 /** FNV-1a, 32 bits, in hex: the bundle's path and options in a file name (no crypto module at start). */

@@ -91,7 +91,7 @@ const SOURCE_FOLDERS = (
  * `import.meta.url` in a module means its own file (a sibling to start, a package to resolve from). Once
  * bundled, the code sits in dist/dictum.cjs, so each use is replaced by the URL the module's file would have
  * in dist/ (`dist/kernel/engine-runner/engine-host.js`): first by a marker naming it, then by that path
- * relative to the bundle's own URL (resolveMarkers). The files a module starts from its URL (the engine
+ * relative to the bundle's own URL (finishBundle). The files a module starts from its URL (the engine
  * host, worker threads) are the entry points' small modules, there.
  */
 const MARKER = '__dictumModuleUrl'
@@ -253,8 +253,8 @@ function entryModule(entry: string, names: string[]): string {
   ].join('\n')
 }
 
-/** Replaces each marker in the bundle by the URL its module's file would have in dist/. */
-function resolveMarkers(file: string): void {
+/** The bundle as written: each marker replaced by the URL its module's file would have in dist/, in ASCII. */
+function finishBundle(file: string): void {
   const code = readFileSync(file, 'utf8')
   const resolved = code.replace(
     new RegExp(`${MARKER}\\("([^"]+)"\\)`, 'g'),
@@ -287,7 +287,7 @@ async function main(): Promise<void> {
   const entries = entryPoints()
   const exportsByEntry = await entryExports(entries)
   await build(bundleOptions(entries))
-  resolveMarkers(BUNDLE_FILE)
+  finishBundle(BUNDLE_FILE)
   await build({
     absWorkingDir: ROOT,
     entryPoints: ['lib/bundle-loader.ts'],
