@@ -30,6 +30,7 @@ import t from 'tap'
 import { readCache } from '../../lib/bundle-loader.ts'
 import { cleanEnv, tempDir } from '../cli/run-cli.ts'
 import { audioFixturesDir, repoRoot } from '../helpers/fixtures.ts'
+import { waitFor } from '../helpers/log-capture.ts'
 import { freePort, untilHealthy } from '../helpers/serve.ts'
 import { encodeWav } from '../helpers/wav.ts'
 
@@ -102,9 +103,12 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   // The code cache (lib/bundle-loader.ts): `dictum --version` wrote a small one at its exit; the service
   // writes the complete one once its start is done.
   const cacheDir = path.join(dir, '.cache/dictum/compile-cache')
-  const cacheFile = await until(() =>
-    readdirSync(cacheDir).find((f) => f.endsWith('.bin') && readCache(path.join(cacheDir, f))?.complete),
-  )
+  const completeCache = () =>
+    existsSync(cacheDir)
+      ? readdirSync(cacheDir).find((f) => f.endsWith('.bin') && readCache(path.join(cacheDir, f))?.complete)
+      : undefined
+  await waitFor(() => completeCache() !== undefined, 'the complete code cache')
+  const cacheFile = completeCache()
   t.ok(cacheFile, `dictum serve wrote its complete code cache (${cacheFile})`)
 
   const clip = path.join(audioFixturesDir, 'goforward.wav')
@@ -118,12 +122,12 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   const written = statSync(cached).mtimeMs
   t.equal((await run(dictum, ['--version'], { env })).stdout.trim(), version)
   t.equal(statSync(cached).mtimeMs, written, 'the cache was used, not written again')
-  const bytes = readFileSync(cached)
-  writeFileSync(cached, Buffer.from(bytes).fill(7, 100, 200))
+  const damaged = readFileSync(cached).fill(7, 100, 200)
+  writeFileSync(cached, damaged)
   t.equal((await run(dictum, ['--version'], { env })).stdout.trim(), version, 'a damaged cache costs nothing')
   const rewritten = readFileSync(cached)
   t.equal(rewritten.subarray(0, 8).toString(), 'dictumcc', 'the damaged cache was written again')
-  t.notOk(rewritten.equals(Buffer.from(bytes).fill(7, 100, 200)), 'with other bytes')
+  t.notOk(rewritten.equals(damaged), 'with other bytes')
   // The engine hosts run with other Node options (--max-old-space-size), under which V8 refuses dictum's
   // cache: they write their own, and each way of starting Node keeps one file.
   const caches = readdirSync(cacheDir)
@@ -269,18 +273,4 @@ async function localSqlitePrebuild(dir: string): Promise<string> {
   const name = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
   await run('tar', ['czf', path.join(folder, name), '-C', sqlite, 'build/Release/better_sqlite3.node'])
   return folder
-}
-
-/** What `probe` gives once it gives something (a file written in the background), polled for up to 60 s. */
-async function until<T>(probe: () => T | undefined): Promise<T | undefined> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const found = probe()
-      if (found !== undefined) return found
-    } catch {
-      // Not there yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return undefined
 }
