@@ -51,6 +51,8 @@ declare module 'fastify' {
     container: DictumContainer
     /** What features load after the API listens, so that their first request does not (http/warm-up.ts). */
     warmUp: WarmUp
+    /** Where features keep what they can make again, or null (AppOptions.cacheDir). */
+    cacheDir: string | null
   }
 }
 
@@ -79,6 +81,11 @@ export interface AppOptions {
   runnerFactory?: RunnerFactory
   /** Replace services after the features registered theirs (tests). */
   services?: Feature['services']
+  /**
+   * dictum's cache folder (lib/cache-files.ts), where features keep what they can make again (the OpenAPI
+   * document); null (the default): nothing is kept. `dictum serve` gives it.
+   */
+  cacheDir?: string | null
 }
 
 export async function createApp(config: Readonly<DictumConfig>, options: AppOptions): Promise<DictumApp> {
@@ -122,6 +129,7 @@ export async function createApp(config: Readonly<DictumConfig>, options: AppOpti
   app.decorate('container', container)
   app.decorate('dictum', { getter: () => container.cradle })
   app.decorate('warmUp', new WarmUp())
+  app.decorate('cacheDir', options.cacheDir ?? null)
   app.addHook('onClose', async () => closeContainer(container, options.features))
   applyRequestTimeout(app.server, config.api)
   container.cradle.configStore.onChange((next) => applyRequestTimeout(app.server, next.api))

@@ -17,13 +17,13 @@
  * `NODE_DISABLE_COMPILE_CACHE` (Node's own switch) turns it off. Nothing here may stop dictum from
  * running: a missing, damaged, refused or unwritable cache only costs the compile.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { homedir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import vm from 'node:vm'
 import zlib from 'node:zlib'
+import { dictumCacheDir, writeCacheFile } from './cache-files.ts'
 
 /** What the cache did for a load: read and used, refused by V8, not there, or turned off. */
 export type CacheState = 'used' | 'rejected' | 'absent' | 'off'
@@ -41,8 +41,7 @@ export interface LoadedBundle {
 export function compileCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
   // zlib.crc32 (Node 20.15) checks a cache before V8 is given it: without it, no cache.
   if (env.NODE_DISABLE_COMPILE_CACHE || typeof zlib.crc32 !== 'function') return null
-  const base = env.XDG_CACHE_HOME || path.join(env.HOME || homedir(), '.cache')
-  return path.join(base, 'dictum', 'compile-cache')
+  return path.join(dictumCacheDir(env), 'compile-cache')
 }
 
 /**
@@ -76,7 +75,9 @@ export function loadBundle(file: string, cacheDir: string | null): LoadedBundle 
     exports: module.exports,
     cache: { state, file: cache?.file ?? null, complete: state === 'used' && cached?.complete === true },
     saveCache: (complete) =>
-      cache !== null && writeCache(cache.file, cacheBytes(script.createCachedData(), complete), cache.prefix),
+      cache !== null &&
+      // Replacing the caches of earlier versions of the same bundle (reinstalls, upgrades).
+      writeCacheFile(cache.file, cacheBytes(script.createCachedData(), complete), cache.prefix),
   }
 }
 
@@ -134,28 +135,6 @@ function fnv1a(text: string): string {
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
   return (hash >>> 0).toString(16).padStart(8, '0')
-}
-
-/** Writes the cache, then removes the caches of earlier versions of the same bundle (reinstalls, upgrades). */
-function writeCache(file: string, data: Buffer, prefix: string): boolean {
-  const temporary = `${file}.${process.pid}.tmp`
-  try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
-    writeFileSync(temporary, data, { mode: 0o600 })
-    renameSync(temporary, file)
-  } catch {
-    try {
-      rmSync(temporary, { force: true })
-    } catch {
-      // The folder could not be made: there is no temporary file.
-    }
-    return false
-  }
-  for (const other of readdirSync(path.dirname(file))) {
-    if (other.startsWith(prefix) && other.endsWith('.bin') && other !== path.basename(file))
-      rmSync(path.join(path.dirname(file), other), { force: true })
-  }
-  return true
 }
 
 /** How long after its start a process writes the complete cache: `dictum serve` has listened and warmed up. */

@@ -292,6 +292,8 @@ async function main(): Promise<void> {
     absWorkingDir: ROOT,
     entryPoints: ['lib/bundle-loader.ts'],
     outfile: path.join(DIST, 'lib/bundle-loader.js'),
+    // With the little it imports (lib/cache-files.ts): the loader runs before the bundle exists.
+    bundle: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',

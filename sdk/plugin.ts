@@ -48,6 +48,8 @@ export {
   type ProviderProcessRequest,
   type ProviderProcessResult,
 } from '../kernel/contracts/provider.ts'
+// dictum's cache folder, and writing a file there whole or not at all (an engine's derived model files).
+export { dictumCacheDir, writeCacheFile } from '../lib/cache-files.ts'
 // Outbound HTTP: time limit, abort, bounded body, failures in one vocabulary, URLs fit to show.
 export {
   discardBody,

@@ -13,6 +13,7 @@ import {
 } from '../config/load.ts'
 import type { DictumConfig } from '../config/schema.ts'
 import { allProblems, loadCheckedConfig } from '../kernel/config-check.ts'
+import { dictumCacheDir } from '../lib/cache-files.ts'
 import { WyomingServer } from '../wyoming/server.ts'
 import { type BuildOptions, buildApp, type DictumApp } from './app.ts'
 import { ConfigSchema } from './config-schema.ts'
@@ -55,6 +56,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // Where the file is, or is created when settings are changed through the API (PATCH /v1/settings).
     configFile: loaded.file ?? configFile,
     discovery,
+    cacheDir: dictumCacheDir(options.env ?? process.env),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.runnerFactory ? { runnerFactory: options.runnerFactory } : {}),
   })

@@ -12,9 +12,10 @@
  * are added to their plan's dictionary (custom-words.ts `planBias`, `inSearchDictionary`).
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { dictumCacheDir, writeCacheFile } from '../../sdk/plugin.ts'
 import { NGRAM_AUTO, type PocketsphinxNative } from './native.ts'
 import type { ModelPaths } from './options.ts'
 
@@ -30,8 +31,7 @@ export interface SearchDictionary {
 
 /** `$XDG_CACHE_HOME/dictum/pocketsphinx`, else `~/.cache/dictum/pocketsphinx`. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : path.join(homedir(), '.cache')
-  return path.join(base, 'dictum', 'pocketsphinx')
+  return path.join(dictumCacheDir(env), 'pocketsphinx')
 }
 
 /** A dictionary entry's word: `word(2)` is the second pronunciation of `word`. */
@@ -109,22 +109,9 @@ export function searchDictionary(
   }
   const dictionary = readFileSync(paths.dict, 'utf8')
   const text = pruneDictionary(dictionary, languageModelHas(native, paths, dictionary))
-  try {
-    mkdirSync(cacheDir, { recursive: true })
-    // Written whole under a name of this process, then renamed: a reader never sees half a file, and
-    // processes making it at once each rename a complete one.
-    writeFileSync(`${cached}.${process.pid}.partial`, text)
-    renameSync(`${cached}.${process.pid}.partial`, cached)
-    return kept
-  } catch {
-    try {
-      rmSync(`${cached}.${process.pid}.partial`, { force: true })
-    } catch {
-      // No folder to remove it from.
-    }
-    const dir = mkdtempSync(path.join(tmpdir(), 'dictum-pocketsphinx-'))
-    const file = path.join(dir, 'search.dict')
-    writeFileSync(file, text)
-    return { file, remove: () => rmSync(dir, { recursive: true, force: true }) }
-  }
+  if (writeCacheFile(cached, text)) return kept
+  const dir = mkdtempSync(path.join(tmpdir(), 'dictum-pocketsphinx-'))
+  const file = path.join(dir, 'search.dict')
+  writeFileSync(file, text)
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) }
 }

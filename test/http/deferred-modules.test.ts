@@ -1,7 +1,7 @@
 /**
  * What `dictum serve` no longer loads before it answers (docs/benchmarks.md "Every core"): building the app
- * loads neither Swagger UI and the OpenAPI generator, nor `ws`, nor awilix's fast-glob; each
- * loads with the first request that needs it (or the warm-up after listening), and that request is served.
+ * loads neither the OpenAPI generator, nor `ws`, nor awilix's fast-glob; each loads with the first request
+ * that needs it (or the warm-up after listening), and that request is served. Swagger UI loads no module.
  * Checked in a process of its own (tap runs each file in one), through the CommonJS modules loaded.
  */
 
@@ -26,13 +26,19 @@ t.test(
     for (const pkg of ['@fastify/swagger', '@fastify/swagger-ui', 'ws', 'fast-glob']) {
       t.notOk(loaded(pkg), `${pkg} is not loaded by building the app`)
     }
+    // Swagger UI's page and files are files: serving them loads no module (no @fastify/swagger-ui plugin,
+    // @fastify/static), and needs no document until the page asks for it. (yaml: tap itself loads it.)
+    const ui = await app.inject({ method: 'GET', url: '/v1/docs/' })
+    t.equal(ui.statusCode, 200)
+    const css = await app.inject({ method: 'GET', url: '/v1/docs/static/swagger-ui.css' })
+    t.equal(css.statusCode, 200)
+    for (const pkg of ['@fastify/swagger', '@fastify/swagger-ui', '@fastify/static']) {
+      t.notOk(loaded(pkg), `${pkg} is not loaded by Swagger UI's page and files`)
+    }
     const doc = await app.inject({ method: 'GET', url: '/v1/openapi.json' })
     t.equal(doc.statusCode, 200)
     t.equal(doc.json().openapi, '3.1.0')
     t.ok(loaded('@fastify/swagger'), 'the first document request loaded the generator')
-    const ui = await app.inject({ method: 'GET', url: '/v1/docs/' })
-    t.equal(ui.statusCode, 200)
-    t.ok(loaded('@fastify/swagger-ui'), 'and Swagger UI')
 
     const { port } = app.server.address() as { port: number }
     const upgrade = http.request({

@@ -100,6 +100,19 @@ t.test('pack, install into an empty prefix, run the installed dictum', async (t)
   }
   t.same(health, { status: 'ok', version }, 'the installed service answers /v1/health')
 
+  // The OpenAPI document is kept in the cache folder for the next start (routes/openapi/stored-document.ts),
+  // and Swagger UI's files come from the installed @fastify/swagger-ui.
+  const openapi = await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)
+  const document = await openapi.text()
+  t.equal(JSON.parse(document).openapi, '3.1.0', 'the installed service answers its OpenAPI document')
+  const keptDir = path.join(dir, '.cache/dictum/openapi')
+  const kept = existsSync(keptDir) ? readdirSync(keptDir) : []
+  t.equal(kept.length, 1, `and keeps it (${kept})`)
+  t.equal(readFileSync(path.join(keptDir, kept[0] as string), 'utf8'), document, 'whole')
+  const swaggerBundle = await fetch(`http://127.0.0.1:${port}/v1/docs/static/swagger-ui-bundle.js`)
+  t.equal(swaggerBundle.status, 200, "Swagger UI's files are served")
+  t.ok((await swaggerBundle.arrayBuffer()).byteLength > 100_000, 'whole')
+
   // The code cache (lib/bundle-loader.ts): `dictum --version` wrote a small one at its exit; the service
   // writes the complete one once its start is done.
   const cacheDir = path.join(dir, '.cache/dictum/compile-cache')
