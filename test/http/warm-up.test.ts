@@ -57,7 +57,7 @@ t.test('stop: the task in progress ends, no further task starts', async (t) => {
 
 /** The tasks `dictum serve` warms up once listening. */
 const WARM_UP_TASKS = [
-  'the OpenAPI document and Swagger UI',
+  'the OpenAPI document',
   'the WebSocket server',
   'live sessions (the VAD model, the turn-detection thread)',
   'the web app files',
