@@ -153,8 +153,8 @@ async function notCalled(): Promise<never> {
 
 /**
  * What the document of `routes` is made from, hashed: the routes as the generator reads them, the
- * document's settings, the transform's code (a checkout's edit changes it without changing the version),
- * and the versions of dictum and @fastify/swagger.
+ * document's settings, the code of the generator and its transform (a checkout's edit changes them without
+ * changing the version), and the versions of dictum and @fastify/swagger.
  */
 export function documentKey(routes: readonly RouteOptions[]): string {
   const described = routes.map((route) => [route.method, route.url, route.schema, route.config?.doc])
@@ -167,6 +167,7 @@ export function documentKey(routes: readonly RouteOptions[]): string {
         ErrorBody,
         OpenAiErrorBody,
         withRouteDoc.toString(),
+        generateDocument.toString(),
         described,
       ]),
     )
