@@ -75,8 +75,32 @@ export function groupFiles(name: string): string[] {
   })
 }
 
-/** Imports the group's test files one after the other: their root tests run in this process, in order. */
+/**
+ * Imports the group's test files one after the other: their root tests run in this process, in order.
+ *
+ * A root `t.teardown` (a file's mock server, a temporary folder) turns on tap's "autoend": the root test
+ * ends once it has been idle for three timer turns. In a group, the root is idle whenever one file's tests
+ * are done before the next file is loaded, so it ended in the middle of the group, and every test of the
+ * files after it was refused ("cannot create subtest after parent test ends": 71 of them, with the group
+ * still reported ok). The root teardowns are therefore collected while the files load, and handed to tap as
+ * one teardown once every file's tests are registered: they still run when the root ends, as before.
+ */
 export async function runGroup(name: string): Promise<void> {
   if (!(name in GROUPS)) throw new Error(`no test group ${name}`)
-  for (const file of groupFiles(name)) await import(pathToFileURL(path.join(repoRoot, file)).href)
+  const { default: root } = await import('tap')
+  const teardowns: (() => unknown)[] = []
+  const teardown = root.teardown
+  root.teardown = (fn: () => unknown) => {
+    teardowns.push(fn)
+  }
+  try {
+    for (const file of groupFiles(name)) await import(pathToFileURL(path.join(repoRoot, file)).href)
+  } finally {
+    root.teardown = teardown
+  }
+  if (teardowns.length > 0) {
+    root.teardown(async () => {
+      for (const fn of teardowns.reverse()) await fn()
+    })
+  }
 }
