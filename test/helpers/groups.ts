@@ -94,7 +94,11 @@ export async function runGroup(name: string): Promise<void> {
     teardowns.push(fn)
   }
   try {
-    for (const file of groupFiles(name)) await import(pathToFileURL(path.join(repoRoot, file)).href)
+    for (const file of groupFiles(name)) {
+      // Tests created after the root ended are refused with a message only: fail the group instead.
+      if (root.ended) throw new Error(`tap's root test ended before ${file} was loaded: its tests cannot run`)
+      await import(pathToFileURL(path.join(repoRoot, file)).href)
+    }
   } finally {
     root.teardown = teardown
   }
