@@ -97,6 +97,12 @@ t.test('speech in the microphone: the page shows the text /v1/transcribe gives',
   // How long speech takes to come back depends on the CPU the machine leaves the service: a loaded CI run
   // (two busy loops beside the suite) took over 30 s for the first item. The waits are bounds, not timings.
   const speech = { timeout: 120_000 }
+  // A failed wait says what the server had sent by then, and how much audio the page had sent.
+  t.teardown(() => {
+    if (t.passing()) return
+    const events = received.map((event) => event.type).join(', ')
+    t.comment(`${sent.length} audio chunks sent; events received: ${events}`)
+  })
   await page.waitForSelector('#utterances li[data-state="completed"]', speech)
   const live = await textOf(page, '#live-text')
   await page.click('#record')
