@@ -18,11 +18,12 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { errors } from '../../errors/catalogue.ts'
+import { type MemoryFile, sendFile } from '../../http/file-reply.ts'
 import { loadOnce } from '../../http/warm-up.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { documentKey, generateDocument } from './document.ts'
 import { StoredDocument } from './stored-document.ts'
-import { DOCS_PREFIX, SWAGGER_UI_POLICY, SwaggerUi, type UiFile } from './swagger-ui.ts'
+import { DOCS_PREFIX, SWAGGER_UI_POLICY, SwaggerUi } from './swagger-ui.ts'
 
 export const openapi = fp(
   async (app) => {
@@ -73,15 +74,10 @@ export const openapi = fp(
   { name: 'dictum-openapi' },
 )
 
-function sendUiFile(request: FastifyRequest, reply: FastifyReply, file: UiFile) {
-  reply
-    .header('Content-Type', file.type)
-    .header('Cache-Control', 'no-cache')
-    .header('ETag', file.etag)
-    .header('Content-Security-Policy', SWAGGER_UI_POLICY)
-    .header('X-Content-Type-Options', 'nosniff')
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send()
-  return reply.send(file.body)
+/** Swagger UI's files, revalidated at each use (their URLs do not change with their content). */
+function sendUiFile(request: FastifyRequest, reply: FastifyReply, file: MemoryFile) {
+  reply.header('Content-Security-Policy', SWAGGER_UI_POLICY)
+  return sendFile(request, reply, file, 'no-cache')
 }
 
 /** Registered first so that it sees every route registered after it. */

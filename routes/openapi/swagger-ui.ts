@@ -6,10 +6,10 @@
  * @fastify/swagger on the same app and @fastify/static, ~100 ms of modules before a first page. The page
  * asks for the document at /v1/docs/json, which the API answers from its kept document (index.ts).
  */
-import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { contentTypeOf, etagOf, type MemoryFile } from '../../http/file-reply.ts'
 
 /** Where Swagger UI is. */
 export const DOCS_PREFIX = '/v1/docs'
@@ -33,21 +33,6 @@ export const SWAGGER_UI_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ')
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-}
-
-export interface UiFile {
-  type: string
-  body: Buffer
-  etag: string
-}
 
 const PAGE = `<!DOCTYPE html>
 <html lang="en">
@@ -83,17 +68,15 @@ const INITIALIZER = `window.onload = function () {
 }
 `
 
-function uiFile(name: string, body: Buffer): UiFile {
-  const type = TYPES[path.extname(name)] ?? 'application/octet-stream'
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`
-  return { type, body, etag }
+function uiFile(name: string, body: Buffer): MemoryFile {
+  return { type: contentTypeOf(name) ?? 'application/octet-stream', body, etag: etagOf(body) }
 }
 
 export class SwaggerUi {
   readonly page = uiFile('index.html', Buffer.from(PAGE))
   readonly #dir: string | undefined
   #names: Set<string> | null = null
-  readonly #files = new Map<string, UiFile>([
+  readonly #files = new Map<string, MemoryFile>([
     ['swagger-initializer.js', uiFile('swagger-initializer.js', Buffer.from(INITIALIZER))],
   ])
 
@@ -107,7 +90,7 @@ export class SwaggerUi {
    * names match, so no path leaves its folder. Swagger UI's own index.html is the page instead. Read at
    * its first request (the bundle is 1.5 MB, read in ~10 ms), then kept.
    */
-  file(name: string): UiFile | null {
+  file(name: string): MemoryFile | null {
     const kept = this.#files.get(name)
     if (kept) return kept
     const dir = this.#dir ?? distributionDir()

@@ -10,14 +10,11 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
+import { contentTypeOf, etagOf, type MemoryFile } from '../../http/file-reply.ts'
 import { PACKAGE_ROOT } from '../../lib/package-root.ts'
 
-export interface Asset {
-  type: string
-  body: Buffer
-  gzip: Buffer
-  etag: string
-}
+/** A file of the web app, kept with its gzip form. */
+export type Asset = MemoryFile & { gzip: Buffer }
 
 export interface WebAssets {
   /** The hash in every file's URL. */
@@ -41,19 +38,10 @@ const VENDOR: Record<string, string> = {
 
 const EMPTY_IMPORT_MAP = '{"imports":{}}'
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-}
-
 function asset(file: string, body: Buffer): Asset {
-  const type = TYPES[path.extname(file)]
+  const type = contentTypeOf(file)
   if (!type) throw new Error(`web app: no content type for ${file}`)
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`
-  return { type, body, gzip: gzipSync(body, { level: 9 }), etag }
+  return { type, body, gzip: gzipSync(body, { level: 9 }), etag: etagOf(body) }
 }
 
 /** Every file under `dir`, as paths relative to it (forward slashes). */

@@ -7,6 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errors } from '../../errors/catalogue.ts'
+import { sendFile } from '../../http/file-reply.ts'
 import { routePlugin } from '../../http/route-plugin.ts'
 import type { Feature } from '../../kernel/container.ts'
 import { type Asset, loadWebAssets, type WebAssets } from './assets.ts'
@@ -36,19 +37,10 @@ export function contentSecurityPolicy(assets: WebAssets, host: string | undefine
   ].join('; ')
 }
 
+/** A file of the web app: only this origin may load it (not another site's page, even as an image). */
 function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
-  reply
-    .header('Content-Type', asset.type)
-    .header('Cache-Control', cacheControl)
-    .header('ETag', asset.etag)
-    .header('Vary', 'Accept-Encoding')
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Cross-Origin-Resource-Policy', 'same-origin')
-  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send()
-  if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
-    return reply.header('Content-Encoding', 'gzip').send(asset.gzip)
-  }
-  return reply.send(asset.body)
+  reply.header('Cross-Origin-Resource-Policy', 'same-origin')
+  return sendFile(request, reply, asset, cacheControl)
 }
 
 export const webRoutes = routePlugin('web', async (app) => {
