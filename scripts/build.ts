@@ -26,16 +26,27 @@ const DIST = path.join(ROOT, 'dist')
 /**
  * Packages bundled into dist/ with what they import, rather than imported from node_modules at run time:
  * the pure JavaScript that every start of `dictum serve` loads (TypeBox's ~250 ES modules, Fastify's and
- * its dependencies' ~190 CommonJS files). The rest stay in node_modules: native code (better-sqlite3,
- * sherpa-onnx, koffi), packages that read files of their own (Swagger UI) and what loads only when needed.
+ * its dependencies' ~190 CommonJS files, better-sqlite3's JavaScript: ~8 ms of each start read from its 14
+ * files). The rest stay in node_modules: native code (better-sqlite3's addon, which storage/database.ts
+ * names itself, sherpa-onnx, koffi), packages that read files of their own (Swagger UI) and what loads only
+ * when needed.
  */
-const BUNDLED_PACKAGES = ['@sinclair/typebox', 'fastify', 'fastify-plugin', 'awilix', '@fastify/multipart']
+const BUNDLED_PACKAGES = [
+  '@sinclair/typebox',
+  'fastify',
+  'fastify-plugin',
+  'awilix',
+  '@fastify/multipart',
+  'better-sqlite3',
+]
 /**
  * What the bundled packages load only when used, left in node_modules so that no start parses them: the
- * schema compilers (Ajv, fast-json-stringify: at a route's first request, http/lazy-schema-compilers.ts) and
- * `inject` (light-my-request).
+ * schema compilers (Ajv, fast-json-stringify: at a route's first request, http/lazy-schema-compilers.ts),
+ * `inject` (light-my-request), and `bindings`, with which better-sqlite3 finds its addon when not told
+ * where it is (dictum tells it).
  */
 const LOADED_LATER = [
+  'bindings',
   '@fastify/ajv-compiler',
   '@fastify/fast-json-stringify-compiler',
   '@fastify/merge-json-schemas',
@@ -208,7 +219,7 @@ function bundleOptions(entries: string[]): BuildOptions {
     // lib/bundle-loader.ts hands the bundle Node's `import.meta.resolve` (packages' `exports` for `import`).
     define: { 'import.meta.resolve': '__dictumResolve' },
     banner: {
-      js: "'use strict';const __dictumBundleUrl=require('node:url').pathToFileURL(__filename).href;",
+      js: `'use strict';const __dictumBundleUrl=require('node:url').pathToFileURL(__filename).href;${LAZY_BUILTIN}`,
     },
   }
 }
@@ -253,9 +264,42 @@ function entryModule(entry: string, names: string[]): string {
   ].join('\n')
 }
 
-/** The bundle as written: each marker replaced by the URL its module's file would have in dist/, in ASCII. */
+/**
+ * Node's modules that `dictum serve` imports at its start but calls only later: node:crypto took ~6 ms of
+ * every start to load (measured: `require` in a fresh process), for hashes and ids that come after
+ * listening. The bundle's `require` of each is replaced by an object that loads the module at its first
+ * use. esbuild reads an import's names from the module object when they are used
+ * (`(0, import_node_crypto.createHash)(…)`), and a default or namespace import copies its properties, which
+ * loads it: either way the code sees the module itself, only later. (node:child_process would gain
+ * nothing: listening loads it, through node:cluster.)
+ */
+const LAZY_BUILTINS = ['node:crypto']
+
+const LAZY_BUILTIN = [
+  'const __lazyBuiltin=(id)=>{let m;const load=()=>m??=require(id);return new Proxy({},{',
+  'get:(_,k)=>load()[k],has:(_,k)=>k in load(),ownKeys:()=>Reflect.ownKeys(load()),',
+  // Described as configurable: a proxy may not report a property its (empty) target lacks as fixed.
+  'getOwnPropertyDescriptor:(_,k)=>{const d=Reflect.getOwnPropertyDescriptor(load(),k);return d&&{...d,configurable:true}}',
+  '})};',
+].join('')
+
+/** The bundle's `require` of each of LAZY_BUILTINS made lazy (found at least once each, or the build fails). */
+function lazyBuiltins(code: string): string {
+  let result = code
+  for (const id of LAZY_BUILTINS) {
+    const call = `require(${JSON.stringify(id)})`
+    if (!result.includes(call)) throw new Error(`the bundle has no ${call} to make lazy`)
+    result = result.split(call).join(`__lazyBuiltin(${JSON.stringify(id)})`)
+  }
+  return result
+}
+
+/**
+ * The bundle as written: each marker replaced by the URL its module's file would have in dist/, the
+ * LAZY_BUILTINS made lazy, in ASCII.
+ */
 function finishBundle(file: string): void {
-  const code = readFileSync(file, 'utf8')
+  const code = lazyBuiltins(readFileSync(file, 'utf8'))
   const resolved = code.replace(
     new RegExp(`${MARKER}\\("([^"]+)"\\)`, 'g'),
     (_, compiled: string) => `new URL(${JSON.stringify(`./${compiled}`)}, __dictumBundleUrl).href`,

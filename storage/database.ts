@@ -4,6 +4,7 @@
  * (write.ts).
  */
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { type FeatureMigrations, migrate } from './migrations.ts'
@@ -26,7 +27,7 @@ export function openDatabase(options: OpenOptions): Db {
     mkdirSync(options.dataDir, { recursive: true })
     file = path.join(options.dataDir, DATABASE_FILE)
   }
-  const db = new BetterSqlite3(file)
+  const db = new BetterSqlite3(file, { nativeBinding: nativeBinding() })
   try {
     // Another dictum process (the CLI while the server runs, or two CLI commands started together on a
     // fresh data dir) may hold the write lock briefly: while opening, statements wait up to BUSY_TIMEOUT_MS.
@@ -52,6 +53,18 @@ export function openDatabase(options: OpenOptions): Db {
 }
 
 const BUSY_TIMEOUT_MS = 5000
+
+let addonFile: string | null = null
+
+/**
+ * better-sqlite3's compiled addon, where its install puts it (built or downloaded). Named here because the
+ * installed package bundles better-sqlite3's JavaScript (scripts/build.ts), and its own lookup (the
+ * `bindings` package) searches from the file that calls it, which is then dictum's bundle.
+ */
+function nativeBinding(): string {
+  addonFile ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node')
+  return addonFile
+}
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 
 /** Runs `step`, again after a short randomised pause while SQLite reports SQLITE_BUSY, for BUSY_TIMEOUT_MS. */

@@ -14,17 +14,24 @@ import { PACKAGE_ROOT } from '../../lib/package-root.ts'
 
 export class StoredDocument {
   readonly #dir: string
-  readonly #prefix: string
+  readonly #packageRoot: string
+  #prefix: string | null = null
 
   /** `cacheDir`: dictum's cache folder (lib/cache-files.ts). */
   constructor(cacheDir: string, packageRoot: string = PACKAGE_ROOT) {
     this.#dir = path.join(cacheDir, 'openapi')
-    this.#prefix = `${createHash('sha256').update(packageRoot).digest('hex').slice(0, 12)}-`
+    this.#packageRoot = packageRoot
+  }
+
+  /** This install's files' prefix: hashed at first use, not while the server starts (node:crypto). */
+  get #installPrefix(): string {
+    this.#prefix ??= `${createHash('sha256').update(this.#packageRoot).digest('hex').slice(0, 12)}-`
+    return this.#prefix
   }
 
   /** The file a document of this key is kept in. */
   fileOf(key: string): string {
-    return path.join(this.#dir, `${this.#prefix}${key}.json`)
+    return path.join(this.#dir, `${this.#installPrefix}${key}.json`)
   }
 
   /** The document kept under `key`, or null (none, unreadable, or not a JSON object: made again). */
@@ -46,6 +53,6 @@ export class StoredDocument {
 
   /** Keeps the document under `key`, replacing this install's earlier ones; false when it could not. */
   write(key: string, document: string): boolean {
-    return writeCacheFile(this.fileOf(key), document, this.#prefix)
+    return writeCacheFile(this.fileOf(key), document, this.#installPrefix)
   }
 }

@@ -72,17 +72,31 @@ function uiFile(name: string, body: Buffer): MemoryFile {
   return { type: contentTypeOf(name) ?? 'application/octet-stream', body, etag: etagOf(body) }
 }
 
+/** Our own files, made at the first request (hashing them for the ETag would load node:crypto at start). */
+const OWN_FILES: Record<string, string> = { 'index.html': PAGE, 'swagger-initializer.js': INITIALIZER }
+
 export class SwaggerUi {
-  readonly page = uiFile('index.html', Buffer.from(PAGE))
   readonly #dir: string | undefined
   #names: Set<string> | null = null
-  readonly #files = new Map<string, MemoryFile>([
-    ['swagger-initializer.js', uiFile('swagger-initializer.js', Buffer.from(INITIALIZER))],
-  ])
+  readonly #files = new Map<string, MemoryFile>()
 
   /** `dir`: the distribution's folder (default: @fastify/swagger-ui's, found at the first file asked for). */
   constructor(dir?: string) {
     this.#dir = dir
+  }
+
+  /** The page at /v1/docs/. */
+  get page(): MemoryFile {
+    return this.#own('index.html')
+  }
+
+  #own(name: string): MemoryFile {
+    let file = this.#files.get(name)
+    if (!file) {
+      file = uiFile(name, Buffer.from(OWN_FILES[name] as string))
+      this.#files.set(name, file)
+    }
+    return file
   }
 
   /**
@@ -91,6 +105,7 @@ export class SwaggerUi {
    * its first request (the bundle is 1.5 MB, read in ~10 ms), then kept.
    */
   file(name: string): MemoryFile | null {
+    if (name === 'swagger-initializer.js') return this.#own(name)
     const kept = this.#files.get(name)
     if (kept) return kept
     const dir = this.#dir ?? distributionDir()

@@ -5,7 +5,7 @@
  * the code from running (an unwritable folder, the cache turned off).
  */
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
@@ -87,6 +87,34 @@ t.test('the bundle runs as Node runs CommonJS, with import() and import.meta.res
   t.equal(imported.kind, 'an ES module', 'import() loads an ES module (a plugin may be one)')
   t.same(bundle.cache, { state: 'off', file: null, complete: false }, 'no cache folder: no cache')
   t.notOk(bundle.saveCache(true), 'nothing to save to')
+})
+
+t.test("import() of an entry point's file beside the bundle takes the bundle's own module", async (t) => {
+  const dir = tempDir(t, 'dictum-bundle-')
+  const file = path.join(dir, 'bundle.cjs')
+  // As scripts/build.ts writes it: `modules` names each entry point; the small ES module at an entry's
+  // place (plugins/echo.js here) would load the bundle a second time if Node imported it.
+  mkdirSync(path.join(dir, 'plugins'))
+  writeFileSync(path.join(dir, 'plugins/echo.js'), 'throw new Error("the ES module was imported")\n')
+  writeFileSync(path.join(dir, 'plugins/other.mjs'), 'export const kind = "not in the bundle"\n')
+  writeFileSync(
+    file,
+    `'use strict'
+const echo = { default: { id: 'echo' }, engine: { id: 'echo' } }
+exports.modules = { 'plugins/echo': () => Promise.resolve(echo) }
+exports.echo = echo
+exports.importModule = (specifier) => __dictumImport(specifier)
+`,
+  )
+  const loaded = loadBundle(file, null).exports as { echo: unknown } & Pick<Exports, 'importModule'>
+  const url = (name: string) => pathToFileURL(path.join(dir, name)).href
+  t.equal(await loaded.importModule(url('plugins/echo.js')), loaded.echo, "the bundle's module, not a copy")
+  t.same(
+    await loaded.importModule(url('plugins/other.mjs')),
+    { kind: 'not in the bundle' },
+    'others: import()',
+  )
+  await t.rejects(loaded.importModule(url('plugins/missing.js')), /Cannot find module/, 'a missing file')
 })
 
 async function cacheWritten(t: Test) {
