@@ -5,8 +5,9 @@
  * Fastify service pays before it answers, the floor). Rounds alternate the commands.
  *
  * The rounds are starts after the first: before them, one `dictum serve` runs until it has written its
- * complete code cache (lib/bundle-loader.ts), as any service that ran once has; that first start, without a
- * cache, is reported on its own (one sample).
+ * complete code cache (lib/bundle-loader.ts), as any service that ran once has, with its data folder (the
+ * database made and migrated) that every round starts on again; that first start, without a cache or a
+ * database, is reported on its own (one sample).
  *
  * Then what the first request of each route whose modules load after listening (http/warm-up.ts) pays,
  * each such request twice, the first against the second (target: the first at most ~50 ms slower): right
@@ -23,7 +24,8 @@ import { freePort } from '../test/helpers/serve.ts'
 import { median, round } from './lib/load.ts'
 import { packedDictum } from './lib/packed.ts'
 
-const ROUNDS = 10
+// 8 starts of each server (5 before), for a steadier median.
+const ROUNDS = 16
 
 export async function benchStartup(): Promise<Record<string, number | string>> {
   const packed = packedDictum()
@@ -39,7 +41,7 @@ export async function benchStartup(): Promise<Record<string, number | string>> {
       node.push(await timed(process.execPath, ['-e', '0']))
       version.push(await timed(process.execPath, [bin, '--version'], env))
       const pauseMs = i % 4 === 2 ? 1000 : 0
-      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, `data-${i}`), env, firsts, pauseMs))
+      if (i % 2 === 0) serve.push(await untilHealthy(bin, path.join(dir, 'data'), env, firsts, pauseMs))
       else oneRoute.push(await untilOneRouteAnswers())
     }
     const nodeMs = median(node)
@@ -77,8 +79,8 @@ async function firstStartWritingCache(bin: string, dir: string, env: NodeJS.Proc
   const complete = () =>
     existsSync(cacheDir) && readdirSync(cacheDir).some((f) => readCache(path.join(cacheDir, f))?.complete)
   return untilAnswers(
-    (port) => [bin, 'serve', '--port', String(port), '--data-dir', path.join(dir, 'data-first')],
-    { ...env, XDG_CONFIG_HOME: path.join(dir, 'data-first') },
+    (port) => [bin, 'serve', '--port', String(port), '--data-dir', path.join(dir, 'data')],
+    { ...env, XDG_CONFIG_HOME: path.join(dir, 'data') },
     async () => {
       for (let i = 0; i < 300 && !complete(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
       if (!complete()) throw new Error('dictum serve wrote no complete code cache within 30 s')

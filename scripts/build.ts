@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { type BuildOptions, build, type Plugin } from 'esbuild'
+import { LAZY_BUILTIN, lazyBuiltins } from './lazy-builtins.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const DIST = path.join(ROOT, 'dist')
@@ -265,38 +266,8 @@ function entryModule(entry: string, names: string[]): string {
 }
 
 /**
- * Node's modules that `dictum serve` imports at its start but calls only later: node:crypto took ~6 ms of
- * every start to load (measured: `require` in a fresh process), for hashes and ids that come after
- * listening. The bundle's `require` of each is replaced by an object that loads the module at its first
- * use. esbuild reads an import's names from the module object when they are used
- * (`(0, import_node_crypto.createHash)(…)`), and a default or namespace import copies its properties, which
- * loads it: either way the code sees the module itself, only later. (node:child_process would gain
- * nothing: listening loads it, through node:cluster.)
- */
-const LAZY_BUILTINS = ['node:crypto']
-
-const LAZY_BUILTIN = [
-  'const __lazyBuiltin=(id)=>{let m;const load=()=>m??=require(id);return new Proxy({},{',
-  'get:(_,k)=>load()[k],has:(_,k)=>k in load(),ownKeys:()=>Reflect.ownKeys(load()),',
-  // Described as configurable: a proxy may not report a property its (empty) target lacks as fixed.
-  'getOwnPropertyDescriptor:(_,k)=>{const d=Reflect.getOwnPropertyDescriptor(load(),k);return d&&{...d,configurable:true}}',
-  '})};',
-].join('')
-
-/** The bundle's `require` of each of LAZY_BUILTINS made lazy (found at least once each, or the build fails). */
-function lazyBuiltins(code: string): string {
-  let result = code
-  for (const id of LAZY_BUILTINS) {
-    const call = `require(${JSON.stringify(id)})`
-    if (!result.includes(call)) throw new Error(`the bundle has no ${call} to make lazy`)
-    result = result.split(call).join(`__lazyBuiltin(${JSON.stringify(id)})`)
-  }
-  return result
-}
-
-/**
  * The bundle as written: each marker replaced by the URL its module's file would have in dist/, the
- * LAZY_BUILTINS made lazy, in ASCII.
+ * modules of scripts/lazy-builtins.ts made lazy, in ASCII.
  */
 function finishBundle(file: string): void {
   const code = lazyBuiltins(readFileSync(file, 'utf8'))

@@ -29,7 +29,7 @@ export const GROUPS: Record<string, string[]> = {
   jobs: ['jobs', 'storage'],
   kernel: ['kernel'],
   live: ['live', 'dictation', 'learning', 'transcription'],
-  misc: ['config', 'contrib', 'lib', 'models', 'providers', 'sdk', 'readme.test.ts'],
+  misc: ['config', 'contrib', 'lib', 'models', 'providers', 'scripts', 'sdk', 'readme.test.ts'],
   'routes-openai': ['routes/openai'],
   'routes-realtime': ['routes/realtime'],
   'routes-transcribe': ['routes/transcribe'],
