@@ -53,18 +53,6 @@ export function openDatabase(options: OpenOptions): Db {
 }
 
 const BUSY_TIMEOUT_MS = 5000
-
-let addonFile: string | null = null
-
-/**
- * better-sqlite3's compiled addon, where its install puts it (built or downloaded). Named here because the
- * installed package bundles better-sqlite3's JavaScript (scripts/build.ts), and its own lookup (the
- * `bindings` package) searches from the file that calls it, which is then dictum's bundle.
- */
-function nativeBinding(): string {
-  addonFile ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node')
-  return addonFile
-}
 const sleeper = new Int32Array(new SharedArrayBuffer(4))
 
 /** Runs `step`, again after a short randomised pause while SQLite reports SQLITE_BUSY, for BUSY_TIMEOUT_MS. */
@@ -82,4 +70,16 @@ function whileBusy<T>(step: () => T): T {
       Atomics.wait(sleeper, 0, 0, 2 + Math.random() * 8)
     }
   }
+}
+
+let addonFile: string | null = null
+
+/**
+ * better-sqlite3's compiled addon, where its install puts it (built or downloaded). Named here because the
+ * installed package bundles better-sqlite3's JavaScript (scripts/build.ts), and its own lookup (the
+ * `bindings` package) searches from the file that calls it, which is then dictum's bundle.
+ */
+function nativeBinding(): string {
+  addonFile ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node')
+  return addonFile
 }
