@@ -23,7 +23,7 @@ t.test('the module loads at the first name read, once, and is itself', async (t)
     return real
   })('node:crypto')
   t.same(loads, [], 'making it loads nothing')
-  t.equal(lazy.hash, real.hash, 'a name read gives the module's own function')
+  t.equal(lazy.hash, real.hash, "a name read gives the module's own function")
   t.same(loads, ['node:crypto'], 'loaded then')
   t.equal((lazy.hash as () => string)(), 'hashed')
   t.equal(lazy.size, 3)
