@@ -253,6 +253,11 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   }, 50)
   const loop = monitorEventLoopDelay({ resolution: 10 })
   loop.enable()
+  // Also when the run throws: a watch left running kept the test process alive until tap's timeout.
+  t.teardown(() => {
+    clearInterval(stallWatch)
+    loop.disable()
+  })
   const deadline = performance.now() + SECONDS * 1000
   /** Sends one request and records its outcome. */
   const exchange = async (index: number, request: FuzzRequest) => {

@@ -174,6 +174,14 @@ function hostileValue(rng: Prng, payloads: Payloads, maxLength: number): unknown
   }
 }
 
+/**
+ * Sets a field of the body, `__proto__` included: assigned, that key set the object's prototype instead,
+ * so it was never sent, and a RawJson prototype made toJson write the object as its `text` field.
+ */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /** `value` with some of its fields (at any depth) replaced, removed or added. */
 function mutate(rng: Prng, value: unknown, payloads: Payloads, maxLength: number, depth = 0): unknown {
   if (Array.isArray(value)) {
@@ -185,9 +193,9 @@ function mutate(rng: Prng, value: unknown, payloads: Payloads, maxLength: number
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
       if (rng.chance(0.08)) continue
-      out[k] = rng.chance(0.3) ? mutate(rng, v, payloads, maxLength, depth + 1) : v
+      setOwn(out, k, rng.chance(0.3) ? mutate(rng, v, payloads, maxLength, depth + 1) : v)
     }
-    if (rng.chance(0.1)) out[hostileString(rng, 20)] = hostileValue(rng, payloads, 20)
+    if (rng.chance(0.1)) setOwn(out, hostileString(rng, 20), hostileValue(rng, payloads, 20))
     return out
   }
   return rng.chance(0.6) ? hostileValue(rng, payloads, maxLength) : value
