@@ -9,7 +9,8 @@
  *
  * Seeded: the seed is printed; `DICTUM_FUZZ_SEED=<seed>` replays the same requests (request #k is the same
  * for a seed whatever the timing). Bounded: `DICTUM_FUZZ_REQUESTS` (default 1500) requests or
- * `DICTUM_FUZZ_SECONDS` (default 30) of sending, whichever ends first. Each run draws a new seed, so CI's runs
+ * `DICTUM_FUZZ_SECONDS` (default 30) of sending, whichever ends first, but never fewer than 500 requests
+ * (or the limit, if lower): a busy machine sent fewer than that in 30 s, a run too short to count. Each run draws a new seed, so CI's runs
  * add up; a longer campaign is `DICTUM_FUZZ_REQUESTS=50000 DICTUM_FUZZ_SECONDS=600 npx tap test/fuzz/api.test.ts`.
  */
 import http from 'node:http'
@@ -37,6 +38,7 @@ import { type Outcome, send } from './send.ts'
 
 const REQUESTS = Number(process.env.DICTUM_FUZZ_REQUESTS ?? 1500)
 const SECONDS = Number(process.env.DICTUM_FUZZ_SECONDS ?? 30)
+const MIN_REQUESTS = Math.min(REQUESTS, 500)
 const CONCURRENCY = 4
 /** A request unanswered this long is a hang. */
 const REQUEST_TIMEOUT_MS = 30_000
@@ -288,7 +290,7 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   }
   const sound = soundRequests(token, port)
   const worker = async () => {
-    while (sent < REQUESTS && performance.now() < deadline) {
+    while (sent < REQUESTS && (sent < MIN_REQUESTS || performance.now() < deadline)) {
       const index = sent++
       await exchange(index, sound.first.shift() ?? nextRequest(rng, routes, payloads, port))
     }
@@ -310,7 +312,6 @@ t.test('fuzzed requests on every route: no 500, errors in shape, a responsive ev
   for (const { ms, what } of slowest) t.comment(`slow: ${ms.toFixed(0)} ms ${what}`)
   for (const [label, byStatus] of [...statuses].sort())
     t.comment(`${label}: ${[...byStatus].map(([s, n]) => `${s}×${n}`).join(' ')}`)
-  t.ok(sent >= Math.min(REQUESTS, 500), `at least 500 requests sent (${sent})`)
   t.same(failures.slice(0, 20), [], `every answer is sound (seed ${seed}; ${failures.length} failures)`)
   t.comment(
     `longest stall ${worstStall.ms.toFixed(0)} ms, during: ${worstStall.during.slice(0, 4).join(' | ') || 'none'}`,
