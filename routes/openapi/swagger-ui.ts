@@ -72,12 +72,11 @@ function uiFile(name: string, body: Buffer): MemoryFile {
   return { type: contentTypeOf(name) ?? 'application/octet-stream', body, etag: etagOf(body) }
 }
 
-/** Our own files, made at the first request (hashing them for the ETag would load node:crypto at start). */
-const OWN_FILES: Record<string, string> = { 'index.html': PAGE, 'swagger-initializer.js': INITIALIZER }
-
+/** Our own files are made at their first request too: hashing them for the ETag loads node:crypto. */
 export class SwaggerUi {
   readonly #dir: string | undefined
   #names: Set<string> | null = null
+  #page: MemoryFile | null = null
   readonly #files = new Map<string, MemoryFile>()
 
   /** `dir`: the distribution's folder (default: @fastify/swagger-ui's, found at the first file asked for). */
@@ -87,31 +86,27 @@ export class SwaggerUi {
 
   /** The page at /v1/docs/. */
   get page(): MemoryFile {
-    return this.#own('index.html')
-  }
-
-  #own(name: string): MemoryFile {
-    let file = this.#files.get(name)
-    if (!file) {
-      file = uiFile(name, Buffer.from(OWN_FILES[name] as string))
-      this.#files.set(name, file)
-    }
-    return file
+    this.#page ??= uiFile('index.html', Buffer.from(PAGE))
+    return this.#page
   }
 
   /**
    * The file `name` under /v1/docs/static/, or null when there is none: only the distribution's own file
-   * names match, so no path leaves its folder. Swagger UI's own index.html is the page instead. Read at
-   * its first request (the bundle is 1.5 MB, read in ~10 ms), then kept.
+   * names match, so no path leaves its folder. Swagger UI's own index.html is the page instead, and its
+   * start script ours. Read at its first request (the bundle is 1.5 MB, read in ~10 ms), then kept.
    */
   file(name: string): MemoryFile | null {
-    if (name === 'swagger-initializer.js') return this.#own(name)
     const kept = this.#files.get(name)
     if (kept) return kept
-    const dir = this.#dir ?? distributionDir()
-    this.#names ??= new Set(readdirSync(dir).filter((file) => file !== 'index.html'))
-    if (!this.#names.has(name)) return null
-    const file = uiFile(name, readFileSync(path.join(dir, name)))
+    let body: Buffer
+    if (name === 'swagger-initializer.js') body = Buffer.from(INITIALIZER)
+    else {
+      const dir = this.#dir ?? distributionDir()
+      this.#names ??= new Set(readdirSync(dir).filter((file) => file !== 'index.html'))
+      if (!this.#names.has(name)) return null
+      body = readFileSync(path.join(dir, name))
+    }
+    const file = uiFile(name, body)
     this.#files.set(name, file)
     return file
   }

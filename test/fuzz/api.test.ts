@@ -10,8 +10,8 @@
  * Seeded: the seed is printed; `DICTUM_FUZZ_SEED=<seed>` replays the same requests (request #k is the same
  * for a seed whatever the timing). Bounded: `DICTUM_FUZZ_REQUESTS` (default 1500) requests or
  * `DICTUM_FUZZ_SECONDS` (default 30) of sending, whichever ends first, but never fewer than 500 requests
- * (or the limit, if lower): a busy machine sent fewer than that in 30 s, a run too short to count. Each run draws a new seed, so CI's runs
- * add up; a longer campaign is `DICTUM_FUZZ_REQUESTS=50000 DICTUM_FUZZ_SECONDS=600 npx tap test/fuzz/api.test.ts`.
+ * (or the limit, if lower): a busy machine sent fewer than that in 30 s, a run too short to count. Each
+ * run draws a new seed, so CI's runs add up; a longer campaign is `DICTUM_FUZZ_REQUESTS=50000 DICTUM_FUZZ_SECONDS=600 npx tap test/fuzz/api.test.ts`.
  */
 import http from 'node:http'
 import path from 'node:path'

@@ -3,9 +3,12 @@
  * error responses, the OpenAI-compatible routes with OpenAI's field names, Swagger UI served, all behind the
  * guard and the token like every other route.
  */
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import t from 'tap'
-import { build, injectJson } from '../helpers/build.ts'
+import { SwaggerUi } from '../../routes/openapi/swagger-ui.ts'
+import { build, injectJson, tempDir } from '../helpers/build.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is read as plain JSON
 type Json = any
@@ -192,4 +195,18 @@ t.test("Swagger UI's files, its redirects and unknown paths, as the first reques
   t.equal(post.headers.allow, 'GET')
   const json = await injectJson(app, 'GET', '/v1/docs/json')
   t.same(json.body, (await injectJson(app, 'GET', '/v1/openapi.json')).body, 'the same document')
+})
+
+t.test("Swagger UI's files: the distribution's, but its page and start script are ours", async (t) => {
+  const dir = tempDir(t)
+  writeFileSync(path.join(dir, 'index.html'), "the distribution's page")
+  writeFileSync(path.join(dir, 'swagger-initializer.js'), "the distribution's start script")
+  writeFileSync(path.join(dir, 'swagger-ui.css'), 'body {}')
+  const ui = new SwaggerUi(dir)
+  t.match(ui.page.body.toString(), /<div id="swagger-ui">/, 'our page')
+  t.equal(ui.page, ui.page, 'made once')
+  t.equal(ui.file('index.html'), null, "the distribution's page is not a file, even once ours was served")
+  t.match(ui.file('swagger-initializer.js')?.body.toString(), /SwaggerUIBundle/, 'our start script')
+  t.equal(ui.file('swagger-ui.css')?.body.toString(), 'body {}')
+  t.equal(ui.file('../package.json'), null)
 })
