@@ -50,18 +50,18 @@ t.test(
     // takes says as much about a busy machine as about the code (a loaded CI run once measured a 492 ms turn
     // while the worker had the body). The work that grows with the body either runs on this thread or not.
     const largest = { decoded: 0, parsed: 0 }
-    const toString = Buffer.prototype.toString
+    const bufferToString = Buffer.prototype.toString
     const parse = JSON.parse
     Buffer.prototype.toString = function (this: Buffer, ...args: unknown[]) {
       largest.decoded = Math.max(largest.decoded, this.length)
-      return (toString as (...a: unknown[]) => string).apply(this, args)
-    } as typeof toString
+      return (bufferToString as (...a: unknown[]) => string).apply(this, args)
+    } as typeof bufferToString
     JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
       largest.parsed = Math.max(largest.parsed, String(text).length)
       return parse(text, reviver)
     }) as typeof parse
     const restore = () => {
-      Buffer.prototype.toString = toString
+      Buffer.prototype.toString = bufferToString
       JSON.parse = parse
     }
     t.teardown(restore)
@@ -74,7 +74,13 @@ t.test(
     }).finally(restore)
     t.equal(response.status, 400)
     t.equal(response.json.code, 'AUDIO_DECODE_FAILED', 'parsed and decoded (in the worker), then refused')
-    t.ok(largest.decoded < 1_000_000, `the largest buffer decoded on the API thread: ${largest.decoded} bytes`)
-    t.ok(largest.parsed < 1_000_000, `the largest text parsed on the API thread: ${largest.parsed} characters`)
+    t.ok(
+      largest.decoded < 1_000_000,
+      `the largest buffer decoded on the API thread: ${largest.decoded} bytes`,
+    )
+    t.ok(
+      largest.parsed < 1_000_000,
+      `the largest text parsed on the API thread: ${largest.parsed} characters`,
+    )
   },
 )
