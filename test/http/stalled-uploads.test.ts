@@ -90,13 +90,24 @@ t.test('a stalled upload gets 408 and its connection is closed', async (t) => {
 })
 
 t.test('the memory of stalled uploads is released', async (t) => {
-  const app = await build(t, { api: { requestTimeoutMs: 1000 } })
+  // A timeout the server's reading of 5 × 16 MB fits in also on a busy machine: with 1 s, a loaded CI run
+  // timed some uploads out before the measure (30 MB held instead of > 40).
+  const app = await build(t, { api: { requestTimeoutMs: 5000 } })
   const port = await listen(t, app)
+  const received: net.Socket[] = []
+  app.server.on('connection', (socket: net.Socket) => received.push(socket))
   const before = externalMemory()
   const uploads = Array.from({ length: 5 }, () => stall(port, '/v1/transcribe', 'audio/wav', 20e6, 16e6))
+  let answered = 0
+  for (const upload of uploads) void upload.answer.then(() => answered++)
   await Promise.all(uploads.map((upload) => upload.written))
+  // Written means handed to the kernel: measured once the server has read every byte (or an answer came,
+  // which then fails the test below), not at a moment chosen by a delay.
+  const read = () => received.reduce((sum, socket) => sum + socket.bytesRead, 0)
+  while (read() < 5 * 16e6 && answered === 0) await new Promise((resolve) => setTimeout(resolve, 10))
   // The client's own copies are one shared buffer per upload, freed once written; the rest is the server's.
   const held = externalMemory() - before
+  t.equal(answered, 0, `measured while every upload was still stalled (${read()} bytes read)`)
   const answers = await Promise.all(uploads.map((upload) => upload.answer))
   t.same(
     answers.map((answer) => answer?.status),
