@@ -12,6 +12,7 @@ import t from 'tap'
 import { build } from '../helpers/build.ts'
 import { audioFixturesDir } from '../helpers/fixtures.ts'
 import { listen, rawRequest } from '../helpers/http.ts'
+import { waitFor } from '../helpers/log-capture.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -104,7 +105,7 @@ t.test('the memory of stalled uploads is released', async (t) => {
   // Written means handed to the kernel: measured once the server has read every byte (or an answer came,
   // which then fails the test below), not at a moment chosen by a delay.
   const read = () => received.reduce((sum, socket) => sum + socket.bytesRead, 0)
-  while (read() < 5 * 16e6 && answered === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitFor(() => read() >= 5 * 16e6 || answered > 0, 'the server to read the stalled bodies')
   // The client's own copies are one shared buffer per upload, freed once written; the rest is the server's.
   const held = externalMemory() - before
   t.equal(answered, 0, `measured while every upload was still stalled (${read()} bytes read)`)

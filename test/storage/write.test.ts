@@ -45,7 +45,7 @@ t.test(
     clearInterval(ticker)
 
     t.equal(result, 1, 'the transaction’s result')
-    t.ok(ticks >= 10, `timers ran ${ticks} times while the write waited`)
+    t.ok(ticks >= 10, `stored only once the tenth timer turn released the lock (${ticks} turns)`)
     t.same(words(), ['waited'])
   },
 )

@@ -64,7 +64,6 @@ t.test(
       Buffer.prototype.toString = bufferToString
       JSON.parse = parse
     }
-    t.teardown(restore)
     const response = await rawRequest({
       port,
       method: 'POST',
