@@ -203,15 +203,13 @@ export async function benchLongFile(): Promise<Record<string, number | string>> 
     const one = runs[1]
     const auto = runs.auto
     const total = (ms: number[]) => ms.reduce((a, b) => a + b, 0)
+    const secondsOf = (ms: number[]) => ms.map((each) => round(each / 1000, 1)).join(', ')
     const texts = [...one.texts, ...auto.texts]
-    const seconds1 = one.ms.map((ms) => round(ms / 1000, 1))
     return {
       'recording minutes': round(seconds / 60, 1),
       'load average before / after': `${loadBefore} / ${round(loadavg()[0]!, 1)}`,
-      '1 slot: seconds (first and last run)': `${seconds1[0]}, ${seconds1[1]}`,
-      [`auto (${auto.slots} slots): seconds (second and third run)`]: auto.ms
-        .map((ms) => round(ms / 1000, 1))
-        .join(', '),
+      '1 slot: seconds (first and last run)': secondsOf(one.ms),
+      [`auto (${auto.slots} slots): seconds (second and third run)`]: secondsOf(auto.ms),
       'speed-up auto / 1 slot, sums of the runs (target >= 1.8 on 2 cores)': round(
         total(one.ms) / total(auto.ms),
         2,
